@@ -1,0 +1,3 @@
+from simulator.http.cli import main
+
+raise SystemExit(main())

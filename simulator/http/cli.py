@@ -1,0 +1,83 @@
+"""`ome-simulator` (and `python -m simulator`): run the simulated server until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+from simulator.http.auth import basic_header
+from simulator.http.server import (
+    DEFAULT_ACCESS_TOKEN,
+    DEFAULT_API_PORT,
+    DEFAULT_HOST,
+    DEFAULT_PUBLISHER_PORT,
+    start_simulator,
+)
+from simulator.world.scenario import ScenarioError, load_scenario
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ome-simulator",
+        description="A simulated OvenMediaEngine-style server: management API, live traffic, LL-HLS and HLS.",
+    )
+    parser.add_argument("--host", default=DEFAULT_HOST, help="address to bind (default %(default)s, loopback)")
+    parser.add_argument("--api-port", type=int, default=DEFAULT_API_PORT,
+                        help="management API port; 0 picks a free one (default %(default)s)")
+    parser.add_argument("--publisher-port", type=int, default=DEFAULT_PUBLISHER_PORT,
+                        help="LL-HLS / HLS port; 0 picks a free one (default %(default)s)")
+    parser.add_argument("--access-token", default=None,
+                        help="API access token (default: $OME_ACCESS_TOKEN, else the sample token)")
+    parser.add_argument("--scenario", default="demo",
+                        help="demo (default), scale, empty, or the path of a TOML scenario file")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the traffic model (default 0)")
+    parser.add_argument("--edition", choices=("enterprise", "oss"), default="enterprise",
+                        help="enterprise (v2 stats, ad markers) or oss (open source 0.21 behaviour)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log accepted events and requests")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    token = args.access_token or os.environ.get("OME_ACCESS_TOKEN") or DEFAULT_ACCESS_TOKEN
+    try:
+        load_scenario(args.scenario)
+    except ScenarioError as error:
+        print(f"ome-simulator: {error}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(_run(args, token))
+    except OSError as error:
+        print(f"ome-simulator: cannot listen: {error.strerror or error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _run(args: argparse.Namespace, token: str) -> None:
+    simulator = await start_simulator(
+        args.scenario, host=args.host, api_port=args.api_port, publisher_port=args.publisher_port,
+        access_token=token, seed=args.seed, edition=args.edition,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    world = simulator.world
+    print(f"ome-simulator ({args.edition} edition, scenario {world.scenario.name}, "
+          f"{sum(1 for _ in world.live_streams())} live streams, seed {args.seed})")
+    print(f"  management API  {simulator.api_url}   (e.g. {simulator.api_url}/v1/vhosts)")
+    print(f"  LL-HLS / HLS    {simulator.publisher_url}   (e.g. {simulator.publisher_url}/app/stream/llhls.m3u8)")
+    if token == DEFAULT_ACCESS_TOKEN:
+        print(f"  header          Authorization: {basic_header(token)}")
+    else:
+        print("  header          Authorization: Basic base64(<your access token>)")
+    print("Press Ctrl+C to stop.", flush=True)
+    await stop.wait()
+    await simulator.stop()
+    print("ome-simulator stopped.", flush=True)

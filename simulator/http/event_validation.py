@@ -1,0 +1,116 @@
+"""Validation of sendEvent / sendEvents bodies, with the real server's 400 messages (reference §2.3).
+
+Pure functions: a parsed JSON value in, a validated wire model out, or EventRejected with the
+message the server puts after "[HTTP] ". Nothing is applied here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3EventType, Id3Frame
+
+Edition = Literal["enterprise", "oss"]
+
+MAX_CUE_DURATION_MS = 86_400_000
+MAX_ID3_TAG_BYTES = 65_535
+_FRAME_ID = re.compile(r"[A-Z0-9]{4}")
+_EVENT_TYPES: tuple[Id3EventType, ...] = ("video", "audio", "event")
+
+
+class EventRejected(ValueError):
+    """The body breaks a rule; the message is the server's text for it."""
+
+
+def validate_event_set(value: Any, edition: Edition) -> CueEventSet | Id3EventSet:
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("eventFormat"), str)
+        or not isinstance(value.get("events"), list)
+        or not value["events"]
+    ):
+        raise EventRejected("eventFormat(string) and events(array) are required")
+    event_format = value["eventFormat"]
+    urgent = value.get("urgent")
+    if urgent is not None and not isinstance(urgent, bool):
+        raise EventRejected("urgent must be boolean")
+    match event_format.lower():
+        case "cue" if edition == "enterprise":
+            return CueEventSet(events=[_cue_event(e) for e in value["events"]], urgent=urgent)
+        case "id3v2":
+            frames = [_id3_frame(e) for e in value["events"]]
+            _check_tag_size(frames)
+            return Id3EventSet(eventType=_event_type(value, edition), events=frames, urgent=urgent)
+        case _:
+            raise EventRejected(f"eventFormat is not supported: [{event_format}]")
+
+
+def validate_event_sets(value: Any, edition: Edition) -> list[CueEventSet | Id3EventSet]:
+    """Every element, before any is applied; the first bad one names its index."""
+    if not isinstance(value, list) or not value:
+        raise EventRejected("events(array) is required")
+    validated = []
+    for index, element in enumerate(value):
+        try:
+            validated.append(validate_event_set(element, edition))
+        except EventRejected as error:
+            raise EventRejected(f"events[{index}]: {error}") from None
+    return validated
+
+
+def _cue_event(value: Any) -> CueEvent:
+    if not isinstance(value, dict) or not isinstance(value.get("cueType"), str):
+        raise EventRejected("cueType is required in events")
+    cue_type = value["cueType"].lower()
+    if cue_type == "in":
+        return CueEvent(cueType="in")
+    if cue_type != "out":
+        raise EventRejected(f"cueType is not supported: [{value['cueType']}]")
+    duration = value.get("duration")
+    if duration is None:
+        raise EventRejected("duration(integer, milliseconds) is required for cueType out")
+    if isinstance(duration, bool) or not isinstance(duration, int) or not 0 < duration <= MAX_CUE_DURATION_MS:
+        raise EventRejected(f"duration must be an integer from 1 to {MAX_CUE_DURATION_MS} milliseconds")
+    return CueEvent(cueType="out", duration=duration)
+
+
+def _event_type(value: dict[str, Any], edition: Edition) -> Id3EventType:
+    names = ("eventType", "eventTarget") if edition == "enterprise" else ("eventType",)
+    given: list[str] = []
+    for name in names:
+        if name in value:
+            if not isinstance(value[name], str):
+                raise EventRejected(f"{name} must be string")
+            given.append(value[name])
+    if len({g.lower() for g in given}) > 1:
+        raise EventRejected(f"eventType and eventTarget differ: [{given[0]}] [{given[1]}]")
+    if not given:
+        return "event"
+    for event_type in _EVENT_TYPES:
+        if given[0].lower() == event_type:
+            return event_type
+    raise EventRejected(f"eventType is not supported: [{given[0]}]")
+
+
+def _id3_frame(value: Any) -> Id3Frame:
+    if not isinstance(value, dict) or not isinstance(value.get("frameType"), str):
+        raise EventRejected("frameType is required in events")
+    frame_type = value["frameType"].upper()
+    if not _FRAME_ID.fullmatch(frame_type) or not (frame_type.startswith("T") or frame_type == "PRIV"):
+        raise EventRejected(f"frameType is not supported: [{value['frameType']}]")
+    for name in ("info", "data"):
+        if name in value and not isinstance(value[name], str):
+            raise EventRejected(f"{name} must be string")
+    info = value.get("info")
+    if frame_type == "PRIV" and info is not None and "\x00" in info:
+        raise EventRejected("info of a PRIV frame must not contain NUL")
+    return Id3Frame(frameType=frame_type, info=info, data=value.get("data"))
+
+
+def _check_tag_size(frames: list[Id3Frame]) -> None:
+    size = 10 + sum(
+        10 + 2 + len((f.info or "").encode("utf-8")) + len((f.data or "").encode("utf-8")) for f in frames
+    )
+    if size > MAX_ID3_TAG_BYTES:
+        raise EventRejected(f"ID3 tag is too large: {size} bytes (limit {MAX_ID3_TAG_BYTES})")

@@ -1,0 +1,233 @@
+"""The management API as one ASGI app: authentication first, then a small path router.
+
+Reads are served from bodies cached per world revision, so a stats request costs a dictionary
+lookup whether the world holds 8 streams or 10,000.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote
+
+from simulator.http import views
+from simulator.http.asgi import BodyTooLarge, Receive, Request, Scope, Send, send_bytes
+from simulator.http.auth import REALM_HEADER, check_authorization
+from simulator.http.event_validation import Edition, EventRejected, validate_event_set, validate_event_sets
+from simulator.http.json_body import JsonBodyError, parse_json_body
+from simulator.http.openapi import openapi_document
+from simulator.http.wire_json import JSON_CONTENT_TYPE, encode, error_body, ok_body
+from simulator.world.topology import Stream
+from simulator.world.world import World
+
+log = logging.getLogger("simulator.api")
+
+MAX_BODY_BYTES = 1024 * 1024
+ENTERPRISE_VERSION = {"gitVersion": "v0.20.5.0-1-omesim", "version": "0.20.5.0-1"}
+OSS_VERSION = {"gitVersion": "v0.21.0-omesim", "version": "0.21.0"}
+
+_COMMON_HEADERS = [(b"server", b"OvenMediaEngine")]
+_JSON_HEADERS = [*_COMMON_HEADERS, (b"content-type", JSON_CONTENT_TYPE)]
+_PREFLIGHT_HEADERS = [
+    *_COMMON_HEADERS,
+    (b"access-control-allow-origin", b"*"),
+    (b"access-control-allow-methods", b"OPTIONS, HEAD, GET, POST, PUT, PATCH, DELETE"),
+    (b"access-control-allow-headers", b"Authorization, Content-Type"),
+]
+
+
+class Reply(Exception):
+    """Ends a request early with a status and a body (how every error leaves a handler)."""
+
+    def __init__(self, status: int, body: bytes, extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+        self.extra_headers = extra_headers or []
+
+
+def _error(status: int, text: str) -> Reply:
+    return Reply(status, error_body(status, text))
+
+
+def _not_found_controller() -> Reply:
+    return _error(404, "Controller not found")
+
+
+class ManagementApi:
+    def __init__(self, world: World, *, access_token: str, edition: Edition = "enterprise") -> None:
+        self.world = world
+        self.edition: Edition = edition
+        self._token = access_token.encode("utf-8")
+        self._cache: dict[str, tuple[int, bytes]] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        request = Request(scope, receive)
+        if request.method == "OPTIONS":
+            await send({"type": "http.response.start", "status": 204, "headers": _PREFLIGHT_HEADERS})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        try:
+            problem = check_authorization(request.header(b"authorization"), self._token)
+            if problem is not None:
+                raise Reply(401, error_body(401, problem), [REALM_HEADER])
+            status, body = await self._route(request)
+        except Reply as reply:
+            status, body = reply.status, reply.body
+            await send_bytes(send, status, body, [*_JSON_HEADERS, *reply.extra_headers])
+            return
+        await send_bytes(send, status, body, _JSON_HEADERS)
+
+    # -- routing --------------------------------------------------------------------------------
+
+    async def _route(self, request: Request) -> tuple[int, bytes]:
+        segments = [unquote(s) for s in request.path.split("/")[1:]]
+        if not segments:
+            raise _not_found_controller()
+        version, rest = segments[0], segments[1:]
+        if request.method == "POST" and version == "v1":
+            return await self._post(request, rest)
+        if request.method != "GET":
+            raise _not_found_controller()
+        if version == "v2" and self.edition == "enterprise" and rest[:2] == ["stats", "current"]:
+            return 200, self._stats(rest[2:], views.stats_v2)
+        if version != "v1":
+            raise _not_found_controller()
+        match rest:
+            case ["version"]:
+                return 200, ok_body(ENTERPRISE_VERSION if self.edition == "enterprise" else OSS_VERSION)
+            case ["openapi.json"]:
+                return 200, encode(openapi_document(self.edition))
+            case ["stats", "current"]:
+                return 200, self._cached("server", lambda: ok_body(views.stats_v1(self.world.counters("server", 0))))
+            case ["stats", "current", *path]:
+                return 200, self._stats(path, views.stats_v1)
+            case ["vhosts"]:
+                return 200, ok_body(list(self.world.vhosts))
+            case ["vhosts", vhost]:
+                self._vhost(vhost)
+                return 200, ok_body({"name": vhost, "host": {"names": ["*"]}})
+            case ["vhosts", vhost, "apps"]:
+                return 200, ok_body(list(self._vhost(vhost).apps))
+            case ["vhosts", vhost, "apps", app]:
+                self._app(vhost, app)
+                return 200, ok_body({"dynamic": False, "name": app, "type": "live"})
+            case ["vhosts", vhost, "apps", app, "streams"] if ":" not in app:
+                self.world.advance()
+                return 200, ok_body(list(self._app(vhost, app).streams))
+            case ["vhosts", vhost, "apps", app, "streams", stream] if ":" not in app:
+                self.world.advance()
+                found = self._stream(vhost, app, stream)
+                return 200, ok_body(views.stream_info(found))
+        raise _not_found_controller()
+
+    def _stats(self, path: list[str], render: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
+        self.world.advance()
+        match path:
+            case ["vhosts", vhost]:
+                level, row = "vhost", self._vhost(vhost).row
+            case ["vhosts", vhost, "apps", app]:
+                level, row = "app", self._app(vhost, app).row
+            case ["vhosts", vhost, "apps", app, "streams", stream] if ":" not in app:
+                level, row = "stream", self._stream(vhost, app, stream).row
+            case _:
+                raise _not_found_controller()
+        key = f"{render.__name__}:{level}:{row}"
+        return self._cached(key, lambda: ok_body(render(self.world.counters(level, row))))
+
+    def _cached(self, key: str, build: Callable[[], bytes]) -> bytes:
+        self.world.advance()
+        revision = self.world.revision
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] == revision:
+            return hit[1]
+        body = build()
+        self._cache[key] = (revision, body)
+        return body
+
+    # -- lookups with the seed's 404 texts ----------------------------------------------------------
+
+    def _vhost(self, vhost: str) -> Any:
+        found = self.world.find_vhost(vhost)
+        if found is None:
+            raise _error(404, f"Could not find the virtual host: [{vhost}]")
+        return found
+
+    def _app(self, vhost: str, app: str) -> Any:
+        found = self._vhost(vhost).apps.get(app)
+        if found is None:
+            raise _error(404, f"Could not find the application: [{vhost}/{app}]")
+        return found
+
+    def _stream(self, vhost: str, app: str, stream: str) -> Stream:
+        found: Stream | None = self._app(vhost, app).streams.get(stream)
+        if found is None:
+            raise _error(404, f"Could not find the stream: [{vhost}/{app}/{stream}]")
+        return found
+
+    # -- actions --------------------------------------------------------------------------------
+
+    async def _post(self, request: Request, rest: list[str]) -> tuple[int, bytes]:
+        match rest:
+            case ["vhosts", vhost, "apps", app, "streams", target] if ":" not in app and ":" in target:
+                stream_name, action = target.rsplit(":", 1)
+            case _:
+                raise _not_found_controller()
+        if action not in ("sendEvent", "sendEvents"):
+            raise _not_found_controller()
+        try:
+            raw = await request.body(MAX_BODY_BYTES)
+        except BodyTooLarge:
+            raise _error(413, f"Request body is too large (limit {MAX_BODY_BYTES} bytes)") from None
+        try:
+            value = parse_json_body(raw)
+        except JsonBodyError as error:
+            raise _error(400, f"[JSON] {error}") from None
+        self.world.advance()
+        stream = self._stream(vhost, app, stream_name)
+        if action == "sendEvent":
+            return self._send_event(stream, value)
+        if self.edition == "oss":
+            return self._send_events_multi_status(stream, value)
+        return self._send_events(stream, value)
+
+    def _send_event(self, stream: Stream, value: Any) -> tuple[int, bytes]:
+        try:
+            event_set = validate_event_set(value, self.edition)
+        except EventRejected as error:
+            raise _error(400, str(error)) from None
+        self._accept(stream, [(event_set, value)])
+        return 200, ok_body()
+
+    def _send_events(self, stream: Stream, value: Any) -> tuple[int, bytes]:
+        try:
+            event_sets = validate_event_sets(value, self.edition)
+        except EventRejected as error:
+            raise _error(400, str(error)) from None
+        self._accept(stream, list(zip(event_sets, value, strict=True)))
+        return 200, ok_body()
+
+    def _send_events_multi_status(self, stream: Stream, value: Any) -> tuple[int, bytes]:
+        """The open source reply: each element on its own, a bare array, 207 when statuses differ."""
+        if not isinstance(value, list) or not value:
+            raise _error(400, "events(array) is required")
+        results = []
+        for element in value:
+            try:
+                event_set = validate_event_set(element, self.edition)
+            except EventRejected as error:
+                results.append({"message": str(error), "statusCode": 400})
+                continue
+            self._accept(stream, [(event_set, element)])
+            results.append({"message": "OK", "statusCode": 200})
+        statuses = {r["statusCode"] for r in results}
+        return (statuses.pop() if len(statuses) == 1 else 207), encode(results)
+
+    def _accept(self, stream: Stream, event_sets: list[tuple[Any, Any]]) -> None:
+        accepted = self.world.accept_events(stream, event_sets)
+        for event in accepted:
+            log.info("accepted event #%d for %s/%s/%s: %s", event.seq, stream.vhost, stream.app, stream.name,
+                     event.event_set.eventFormat)

@@ -1,0 +1,128 @@
+"""Running the simulator: both listeners on uvicorn, in-process or from the command line.
+
+`start_simulator` is what the console's demo mode and the tests use: it binds free ports when
+asked for port 0 and returns once both listeners accept connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import uvicorn
+
+from simulator.http.asgi import ASGIApp
+from simulator.http.event_validation import Edition
+from simulator.http.management import ManagementApi
+from simulator.world.clock import Clock, SystemClock
+from simulator.world.scenario import Scenario, load_scenario
+from simulator.world.world import World
+
+DEFAULT_ACCESS_TOKEN = "ome-access-token"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_API_PORT = 8081
+DEFAULT_PUBLISHER_PORT = 3333
+
+log = logging.getLogger("simulator")
+
+
+class _QuietServer(uvicorn.Server):
+    """Leaves signal handling to the caller, which runs two servers and stops both together."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@dataclass
+class RunningSimulator:
+    world: World
+    api: ManagementApi
+    api_url: str
+    publisher_url: str
+    access_token: str = field(repr=False)
+    _servers: list[uvicorn.Server] = field(default_factory=list, repr=False)
+    _tasks: list[asyncio.Task[None]] = field(default_factory=list, repr=False)
+
+    async def stop(self) -> None:
+        for server in self._servers:
+            server.should_exit = True
+        for task in self._tasks:
+            if task.get_name() == "world-ticker":
+                task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def wait_closed(self) -> None:
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+def _url(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+async def _serve(app: ASGIApp, sock: socket.socket, name: str) -> tuple[uvicorn.Server, asyncio.Task[None]]:
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, loop="none",
+                            server_header=False,
+                            http="auto", timeout_keep_alive=30)
+    server = _QuietServer(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]), name=name)
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.005)
+    return server, task
+
+
+async def _tick(world: World, clock: Clock) -> None:
+    while True:
+        await clock.sleep(world.tick_ms / 1000)
+        world.advance()
+
+
+async def start_simulator(
+    scenario: str | Scenario = "demo",
+    *,
+    host: str = DEFAULT_HOST,
+    api_port: int = 0,
+    publisher_port: int = 0,
+    access_token: str = DEFAULT_ACCESS_TOKEN,
+    seed: int = 0,
+    edition: Edition = "enterprise",
+    clock: Clock | None = None,
+) -> RunningSimulator:
+    """Start the simulator inside the running event loop; port 0 picks a free port."""
+    clock = clock or SystemClock()
+    world = World(scenario if isinstance(scenario, Scenario) else load_scenario(scenario), clock, seed)
+    api = ManagementApi(world, access_token=access_token, edition=edition)
+    publisher = _publisher_app(world)
+    api_sock = _bind(host, api_port)
+    publisher_sock = _bind(host, publisher_port)
+    api_server, api_task = await _serve(api, api_sock, "api-server")
+    publisher_server, publisher_task = await _serve(publisher, publisher_sock, "publisher-server")
+    ticker = asyncio.create_task(_tick(world, clock), name="world-ticker")
+    return RunningSimulator(
+        world=world, api=api, api_url=_url(api_sock), publisher_url=_url(publisher_sock),
+        access_token=access_token, _servers=[api_server, publisher_server],
+        _tasks=[api_task, publisher_task, ticker],
+    )
+
+
+def _publisher_app(world: World) -> ASGIApp:
+    from simulator.http.publisher import PublisherApp
+
+    return PublisherApp(world)

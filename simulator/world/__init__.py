@@ -1,0 +1,1 @@
+"""The simulated world: topology, counters, traffic, clock and scenarios. No HTTP here."""

@@ -1,0 +1,223 @@
+"""The world: topology, counters and traffic, moved forward by its clock.
+
+Time advances in fixed ticks from the world's start. Ticks are caught up lazily (on every read
+through `advance`) and by the server's background task, so a test that advances a ManualClock
+sees exactly the same world as a server that ticked in real time: a seed and a clock make a run repeatable.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import Literal
+
+import numpy as np
+
+from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS, CueEventSet, Id3EventSet
+from simulator.world.clock import Clock
+from simulator.world.counters import CounterTable
+from simulator.world.events import AcceptedEvent
+from simulator.world.scenario import Scenario, StreamSpec
+from simulator.world.topology import SERVER_ROW, App, Stream, Vhost
+from simulator.world.traffic import Traffic
+
+Level = Literal["server", "vhost", "app", "stream"]
+
+
+class World:
+    def __init__(self, scenario: Scenario, clock: Clock, seed: int = 0) -> None:
+        self.scenario = scenario
+        self.clock = clock
+        self.seed = seed
+        self.start_ms = clock.now_ms()
+        self.tick_ms = round(scenario.traffic.tick_seconds * 1000)
+        self.ticks_done = 0
+        self.revision = 0
+        """Changes whenever anything a reader can see changes (cache key for serialised bodies)."""
+        self.server = CounterTable(1)
+        self.server.add_row(self.start_ms)
+        self.vhost_table = CounterTable()
+        self.app_table = CounterTable()
+        self.stream_table = CounterTable(max(16, scenario.stream_count))
+        self.vhosts: dict[str, Vhost] = {}
+        self.apps_by_row: list[App] = []
+        self.streams_by_row: list[Stream] = []
+        self.traffic = Traffic(seed, max(16, scenario.stream_count))
+        self._event_seq = itertools.count(1)
+        self._stream_serial = itertools.count(1)
+        for vhost_spec in scenario.vhosts:
+            vhost = Vhost(vhost_spec.name, self.vhost_table.add_row(self.start_ms))
+            self.vhosts[vhost.name] = vhost
+            for app_spec in vhost_spec.apps:
+                app = App(vhost.name, app_spec.name, self.app_table.add_row(self.start_ms), vhost.row)
+                vhost.apps[app.name] = app
+                self.apps_by_row.append(app)
+                for stream_spec in app_spec.streams:
+                    self._start_stream(app, stream_spec, self.start_ms)
+        self._publish_connections(self.start_ms)
+
+    # -- lookups -------------------------------------------------------------------------------
+
+    def find_vhost(self, vhost: str) -> Vhost | None:
+        return self.vhosts.get(vhost)
+
+    def find_app(self, vhost: str, app: str) -> App | None:
+        found = self.vhosts.get(vhost)
+        return found.apps.get(app) if found else None
+
+    def find_stream(self, vhost: str, app: str, stream: str) -> Stream | None:
+        found = self.find_app(vhost, app)
+        return found.streams.get(stream) if found else None
+
+    def live_streams(self) -> Iterable[Stream]:
+        return (s for s in self.streams_by_row if s.live)
+
+    def counters(self, level: Level, row: int) -> dict[str, object]:
+        table = {"server": self.server, "vhost": self.vhost_table, "app": self.app_table,
+                 "stream": self.stream_table}[level]
+        return table.snapshot(row)
+
+    # -- time --------------------------------------------------------------------------------------
+
+    def advance(self) -> None:
+        """Run every tick due by the clock's current time."""
+        due = (self.clock.now_ms() - self.start_ms) // self.tick_ms
+        while self.ticks_done < due:
+            self.ticks_done += 1
+            self._tick(self.start_ms + self.ticks_done * self.tick_ms)
+
+    def _tick(self, now_ms: int) -> None:
+        dt = self.tick_ms / 1000
+        n = len(self.streams_by_row)
+        delta_in, delta_out = self.traffic.step(dt, n)
+        self._churn(now_ms, dt)
+        self._apply_bytes(delta_in, delta_out, now_ms)
+        self._publish_connections(now_ms)
+        self.revision += 1
+
+    def _apply_bytes(self, delta_in: np.ndarray, delta_out: np.ndarray, now_ms: int) -> None:
+        n = len(self.streams_by_row)
+        self.stream_table.add_bytes(delta_in, delta_out, now_ms)
+        app_rows = self.traffic.app_row[:n]
+        app_in = np.bincount(app_rows, weights=delta_in[:n], minlength=self.app_table.size).astype(np.int64)
+        app_out = np.bincount(app_rows, weights=delta_out[:n], minlength=self.app_table.size).astype(np.int64)
+        self.app_table.add_bytes(app_in, app_out, now_ms)
+        vhost_rows = np.array([a.vhost_row for a in self.apps_by_row], dtype=np.int64)
+        vhost_in = np.bincount(vhost_rows, weights=app_in, minlength=self.vhost_table.size).astype(np.int64)
+        vhost_out = np.bincount(vhost_rows, weights=app_out, minlength=self.vhost_table.size).astype(np.int64)
+        self.vhost_table.add_bytes(vhost_in, vhost_out, now_ms)
+        self.server.add_bytes(np.array([vhost_in.sum()], dtype=np.int64),
+                              np.array([vhost_out.sum()], dtype=np.int64), now_ms)
+
+    def _publish_connections(self, now_ms: int) -> None:
+        n = len(self.streams_by_row)
+        publisher, provider = self.traffic.connections(n)
+        self.stream_table.set_connections(publisher, provider, now_ms)
+        app_pub = _sum_rows(publisher, self.traffic.app_row[:n], self.app_table.size)
+        app_prov = _sum_rows(provider, self.traffic.app_row[:n], self.app_table.size)
+        self.app_table.set_connections(app_pub, app_prov, now_ms)
+        vhost_rows = np.array([a.vhost_row for a in self.apps_by_row], dtype=np.int64)
+        vhost_pub = _sum_rows(app_pub, vhost_rows, self.vhost_table.size)
+        vhost_prov = _sum_rows(app_prov, vhost_rows, self.vhost_table.size)
+        self.vhost_table.set_connections(vhost_pub, vhost_prov, now_ms)
+        self.server.set_connections(vhost_pub.sum(axis=0, keepdims=True), vhost_prov.sum(axis=0, keepdims=True),
+                                    now_ms)
+
+    # -- stream lifecycle --------------------------------------------------------------------------
+
+    def _start_stream(self, app: App, spec: StreamSpec, now_ms: int) -> Stream:
+        row = self.stream_table.add_row(now_ms)
+        stream = Stream(
+            vhost=app.vhost, app=app.name, name=spec.name, row=row, app_row=app.row,
+            input_protocol=spec.input, bitrate_kbps=spec.bitrate_kbps, audience=spec.audience,
+            permanent=spec.permanent, created_ms=now_ms,
+        )
+        self.streams_by_row.append(stream)
+        app.streams[stream.name] = stream
+        self.traffic.add_stream(row, app.row, PROVIDER_PROTOCOLS.index(spec.input), spec.bitrate_kbps,
+                                spec.audience)
+        return stream
+
+    def end_stream(self, stream: Stream) -> None:
+        """The input stops: the stream disappears from listings and answers 404; parents keep its bytes."""
+        if not stream.live:
+            return
+        now_ms = self.clock.now_ms()
+        stream.ended_ms = now_ms
+        app = self.vhosts[stream.vhost].apps[stream.app]
+        del app.streams[stream.name]
+        self.traffic.remove_stream(stream.row)
+        self._publish_connections(now_ms)
+        self.revision += 1
+
+    def start_stream(self, vhost: str, app: str, spec: StreamSpec) -> Stream:
+        target = self.find_app(vhost, app)
+        if target is None:
+            raise KeyError(f"{vhost}/{app}")
+        if spec.name in target.streams:
+            raise ValueError(f"stream {spec.name} already exists")
+        stream = self._start_stream(target, spec, self.clock.now_ms())
+        self._publish_connections(self.clock.now_ms())
+        self.revision += 1
+        return stream
+
+    def _churn(self, now_ms: int, dt: float) -> None:
+        settings = self.scenario.traffic
+        if settings.churn_per_hour <= 0:
+            return
+        if self.traffic.rng.random() >= settings.churn_per_hour * dt / 3600:
+            return
+        candidates = [
+            s for s in self.live_streams()
+            if not s.permanent and (not settings.churn_apps or s.app in settings.churn_apps)
+        ]
+        if not candidates:
+            return
+        ended = candidates[int(self.traffic.rng.integers(len(candidates)))]
+        self.end_stream(ended)
+        base = ended.name.rsplit("-", 1)[0] if ended.name[-1].isdigit() and "-" in ended.name else ended.name
+        replacement = StreamSpec(
+            name=f"{base}-{next(self._stream_serial)}", input=ended.input_protocol,
+            bitrate_kbps=ended.bitrate_kbps, audience=ended.audience,
+        )
+        self._start_stream(self.vhosts[ended.vhost].apps[ended.app], replacement, now_ms)
+
+    # -- events and real viewers ---------------------------------------------------------------
+
+    def accept_events(
+        self, stream: Stream, event_sets: list[tuple[CueEventSet | Id3EventSet, object]]
+    ) -> list[AcceptedEvent]:
+        """Hand validated event sets (with the bodies they came from) to the stream, stamped with the time."""
+        now_ms = self.clock.now_ms()
+        accepted = [AcceptedEvent(next(self._event_seq), now_ms, event_set, body) for event_set, body in event_sets]
+        for event in accepted:
+            stream.events.append(event)
+        return accepted
+
+    def open_session(self, stream: Stream, protocol: str) -> None:
+        """A real client of the publisher started watching (counts as one publisher connection)."""
+        self.traffic.real_viewers[stream.row, PUBLISHER_PROTOCOLS.index(protocol)] += 1
+        self._publish_connections(self.clock.now_ms())
+        self.revision += 1
+
+    def close_session(self, stream: Stream, protocol: str) -> None:
+        column = PUBLISHER_PROTOCOLS.index(protocol)
+        if self.traffic.real_viewers[stream.row, column] > 0:
+            self.traffic.real_viewers[stream.row, column] -= 1
+            self._publish_connections(self.clock.now_ms())
+            self.revision += 1
+
+    def add_bytes_out(self, stream: Stream, nbytes: int) -> None:
+        """Bytes a real client received, added at once at every level."""
+        now_ms = self.clock.now_ms()
+        self.stream_table.add_bytes_out_row(stream.row, nbytes, now_ms)
+        self.app_table.add_bytes_out_row(stream.app_row, nbytes, now_ms)
+        self.vhost_table.add_bytes_out_row(self.apps_by_row[stream.app_row].vhost_row, nbytes, now_ms)
+        self.server.add_bytes_out_row(SERVER_ROW, nbytes, now_ms)
+        self.revision += 1
+
+
+def _sum_rows(matrix: np.ndarray, groups: np.ndarray, size: int) -> np.ndarray:
+    summed = np.zeros((size, matrix.shape[1]), dtype=np.int64)
+    np.add.at(summed, groups, matrix[: len(groups)])
+    return summed
