@@ -21,7 +21,7 @@ class BodyTooLarge(Exception):
 
 
 class Request:
-    __slots__ = ("headers", "method", "path", "query", "receive", "scope")
+    __slots__ = ("method", "path", "query", "raw_headers", "receive", "scope")
 
     def __init__(self, scope: Scope, receive: Receive) -> None:
         self.scope = scope
@@ -30,16 +30,15 @@ class Request:
         raw_path: bytes | None = scope.get("raw_path")
         self.path: str = raw_path.decode("latin-1").split("?", 1)[0] if raw_path else scope["path"]
         self.query: str = scope.get("query_string", b"").decode("latin-1")
-        self.headers: dict[bytes, bytes] = {}
-        for name, value in scope["headers"]:
-            self.headers.setdefault(name.lower(), value)
+        self.raw_headers: list[tuple[bytes, bytes]] = scope["headers"]
 
     def header(self, name: bytes) -> bytes | None:
-        return self.headers.get(name)
+        """The first value of a header; `name` in lower case."""
+        return header_value(self.raw_headers, name)
 
     async def body(self, limit: int) -> bytes:
         """The whole body, refusing more than `limit` bytes without reading the rest into memory."""
-        declared = self.headers.get(b"content-length")
+        declared = self.header(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise BodyTooLarge
         chunks: list[bytes] = []
@@ -56,6 +55,17 @@ class Request:
             if not message.get("more_body", False):
                 break
         return b"".join(chunks)
+
+
+def header_value(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> bytes | None:
+    """A scan, not a dict: requests carry a handful of headers and usually only one is wanted.
+
+    ASGI servers pass header names in lower case, so `name` must be lower case too.
+    """
+    for key, value in headers:
+        if key == name:
+            return value
+    return None
 
 
 async def send_bytes(send: Send, status: int, body: bytes, headers: Iterable[tuple[bytes, bytes]]) -> None:

@@ -17,6 +17,7 @@ from simulator.http.server import (
     DEFAULT_PUBLISHER_PORT,
     start_simulator,
 )
+from simulator.world.fault_spec import FaultSpecError, fault_spec_from_table
 from simulator.world.scenario import ScenarioError, load_scenario
 
 
@@ -37,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="random seed of the traffic model (default 0)")
     parser.add_argument("--edition", choices=("enterprise", "oss"), default="enterprise",
                         help="enterprise (v2 stats, ad markers) or oss (open source 0.21 behaviour)")
+    parser.add_argument("--faults", metavar="SPEC", default=None,
+                        help="inject faults, e.g. latency=200ms,5xx=0.1,reset=0.05,restart=every:120s "
+                             "(over the scenario's [faults] table; see the README)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log accepted events and requests")
     return parser
 
@@ -45,10 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.access_token == "":
+        print("ome-simulator: the access token must not be empty", file=sys.stderr)
+        return 2
     token = args.access_token or os.environ.get("OME_ACCESS_TOKEN") or DEFAULT_ACCESS_TOKEN
     try:
-        load_scenario(args.scenario)
-    except ScenarioError as error:
+        fault_spec_from_table(load_scenario(args.scenario).faults, args.faults or "")
+    except (ScenarioError, FaultSpecError) as error:
         print(f"ome-simulator: {error}", file=sys.stderr)
         return 2
     try:
@@ -62,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 async def _run(args: argparse.Namespace, token: str) -> None:
     simulator = await start_simulator(
         args.scenario, host=args.host, api_port=args.api_port, publisher_port=args.publisher_port,
-        access_token=token, seed=args.seed, edition=args.edition,
+        access_token=token, seed=args.seed, edition=args.edition, faults=args.faults,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -77,6 +84,8 @@ async def _run(args: argparse.Namespace, token: str) -> None:
         print(f"  header          Authorization: {basic_header(token)}")
     else:
         print("  header          Authorization: Basic base64(<your access token>)")
+    if simulator.faults is not None:
+        print(f"  faults          {args.faults or 'from the scenario'} (seed {args.seed})")
     print("Press Ctrl+C to stop.", flush=True)
     await stop.wait()
     await simulator.stop()

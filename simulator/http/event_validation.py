@@ -97,7 +97,11 @@ def _id3_frame(value: Any) -> Id3Frame:
     if not isinstance(value, dict) or not isinstance(value.get("frameType"), str):
         raise EventRejected("frameType is required in events")
     frame_type = value["frameType"].upper()
-    if not _FRAME_ID.fullmatch(frame_type) or not (frame_type.startswith("T") or frame_type == "PRIV"):
+    if (
+        not value["frameType"].isascii()  # "tß1".upper() is "TSS1": only ASCII identifiers count
+        or not _FRAME_ID.fullmatch(frame_type)
+        or not (frame_type.startswith("T") or frame_type == "PRIV")
+    ):
         raise EventRejected(f"frameType is not supported: [{value['frameType']}]")
     for name in ("info", "data"):
         if name in value and not isinstance(value[name], str):

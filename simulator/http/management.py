@@ -6,20 +6,21 @@ lookup whether the world holds 8 streams or 10,000.
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote_to_bytes
 
 from simulator.http import views
-from simulator.http.asgi import BodyTooLarge, Receive, Request, Scope, Send, send_bytes
-from simulator.http.auth import REALM_HEADER, check_authorization
+from simulator.http.asgi import BodyTooLarge, Message, Receive, Request, Scope, Send, header_value, send_bytes
+from simulator.http.auth import REALM_HEADER, basic_header, check_authorization
 from simulator.http.event_validation import Edition, EventRejected, validate_event_set, validate_event_sets
 from simulator.http.json_body import JsonBodyError, parse_json_body
 from simulator.http.openapi import openapi_document
 from simulator.http.wire_json import JSON_CONTENT_TYPE, encode, error_body, ok_body
 from simulator.world.topology import Stream
-from simulator.world.world import World
+from simulator.world.world import Level, World
 
 log = logging.getLogger("simulator.api")
 
@@ -27,6 +28,7 @@ MAX_BODY_BYTES = 1024 * 1024
 ENTERPRISE_VERSION = {"gitVersion": "v0.20.5.0-1-omesim", "version": "0.20.5.0-1"}
 OSS_VERSION = {"gitVersion": "v0.21.0-omesim", "version": "0.21.0"}
 
+_STATS_PREFIXES = ("/v2/stats/", "/v1/stats/")
 _COMMON_HEADERS = [(b"server", b"OvenMediaEngine")]
 _JSON_HEADERS = [*_COMMON_HEADERS, (b"content-type", JSON_CONTENT_TYPE)]
 _PREFLIGHT_HEADERS = [
@@ -55,15 +57,33 @@ def _not_found_controller() -> Reply:
     return _error(404, "Controller not found")
 
 
+def _path_key(scope: Scope) -> bytes | str:
+    return scope.get("raw_path") or str(scope["path"])
+
+
+def _segments(path: str) -> list[str]:
+    """Path segments with percent-escapes and raw bytes read as UTF-8 (clients escape odd names)."""
+    parts = path.split("/")[1:]
+    if "%" not in path and path.isascii():
+        return parts
+    return [unquote_to_bytes(part.encode("latin-1")).decode("utf-8", "replace") for part in parts]
+
+
 class ManagementApi:
     def __init__(self, world: World, *, access_token: str, edition: Edition = "enterprise") -> None:
         self.world = world
         self.edition: Edition = edition
         self._token = access_token.encode("utf-8")
+        self._canonical_header = basic_header(access_token).encode("ascii")
         self._cache: dict[str, tuple[int, bytes]] = {}
+        self._ready: dict[bytes | str, tuple[Message, Message]] = {}
+        """Whole stats responses by raw path, valid for `_ready_revision` only (the hot path)."""
+        self._ready_revision = -1
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
+            return
+        if scope["method"] == "GET" and await self._send_ready(scope, send):
             return
         request = Request(scope, receive)
         if request.method == "OPTIONS":
@@ -79,12 +99,48 @@ class ManagementApi:
             status, body = reply.status, reply.body
             await send_bytes(send, status, body, [*_JSON_HEADERS, *reply.extra_headers])
             return
+        except Exception:
+            # A bug, not a client error: still answer in the envelope, never with the framework's body.
+            log.exception("unexpected error answering %s %s", request.method, request.path)
+            await send_bytes(send, 500, error_body(500, "Internal Server Error"), _JSON_HEADERS)
+            return
+        if request.method == "GET" and request.path.startswith(_STATS_PREFIXES):
+            self._keep_ready(scope, body)
         await send_bytes(send, status, body, _JSON_HEADERS)
+
+    async def _send_ready(self, scope: Scope, send: Send) -> bool:
+        """Statistics already answered during this world revision, sent again with no parsing or routing.
+
+        Only for the exact header a client builds from the token (compared in constant time); any
+        other spelling of the credentials takes the full check.
+        """
+        authorization = header_value(scope["headers"], b"authorization")
+        if authorization is None or not hmac.compare_digest(authorization, self._canonical_header):
+            return False
+        self.world.advance()
+        if self._ready_revision != self.world.revision:
+            return False
+        ready = self._ready.get(_path_key(scope))
+        if ready is None:
+            return False
+        await send(ready[0])
+        await send(ready[1])
+        return True
+
+    def _keep_ready(self, scope: Scope, body: bytes) -> None:
+        if self._ready_revision != self.world.revision:
+            self._ready.clear()  # bounded by what one revision (one tick) is asked for
+            self._ready_revision = self.world.revision
+        headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode())]
+        self._ready[_path_key(scope)] = (
+            {"type": "http.response.start", "status": 200, "headers": headers},
+            {"type": "http.response.body", "body": body},
+        )
 
     # -- routing --------------------------------------------------------------------------------
 
     async def _route(self, request: Request) -> tuple[int, bytes]:
-        segments = [unquote(s) for s in request.path.split("/")[1:]]
+        segments = _segments(request.path)
         if not segments:
             raise _not_found_controller()
         version, rest = segments[0], segments[1:]
@@ -126,6 +182,7 @@ class ManagementApi:
 
     def _stats(self, path: list[str], render: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
         self.world.advance()
+        level: Level
         match path:
             case ["vhosts", vhost]:
                 level, row = "vhost", self._vhost(vhost).row
@@ -214,16 +271,18 @@ class ManagementApi:
         """The open source reply: each element on its own, a bare array, 207 when statuses differ."""
         if not isinstance(value, list) or not value:
             raise _error(400, "events(array) is required")
-        results = []
+        results: list[dict[str, Any]] = []
+        statuses: set[int] = set()
         for element in value:
             try:
                 event_set = validate_event_set(element, self.edition)
             except EventRejected as error:
                 results.append({"message": str(error), "statusCode": 400})
+                statuses.add(400)
                 continue
             self._accept(stream, [(event_set, element)])
             results.append({"message": "OK", "statusCode": 200})
-        statuses = {r["statusCode"] for r in results}
+            statuses.add(200)
         return (statuses.pop() if len(statuses) == 1 else 207), encode(results)
 
     def _accept(self, stream: Stream, event_sets: list[tuple[Any, Any]]) -> None:

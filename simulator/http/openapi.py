@@ -9,6 +9,7 @@ from simulator.http.event_validation import Edition
 
 _TIME = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$"}
 _INT = {"type": "integer", "minimum": 0}
+_TEXT_FRAME = {"type": "string", "pattern": "^[Tt][A-Za-z0-9]{3}$"}
 
 
 def _counters(keys: tuple[str, ...]) -> dict[str, Any]:
@@ -35,12 +36,24 @@ def _responses(ok: dict[str, Any], *errors: int) -> dict[str, Any]:
     return responses
 
 
+_EXAMPLE_NAMES = {"vhost": "default", "app": "app", "stream": "stream"}  # present in the demo scenario
+
+
+def _one_of_words(*words: str) -> dict[str, Any]:
+    """A string equal to one of `words` in any letter case (the server compares case-insensitively)."""
+    alternatives = "|".join("".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in w) for w in words)
+    return {"type": "string", "pattern": f"^({alternatives})$"}
+
+
 def _name(name: str) -> dict[str, Any]:
-    return {"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
+    return {"name": name, "in": "path", "required": True, "example": _EXAMPLE_NAMES[name],
+            "schema": {"type": "string", "minLength": 1}}
 
 
 def openapi_document(edition: Edition) -> dict[str, Any]:
-    ref = {"$ref": "#/components/schemas/{}".format}
+    def ref(name: str) -> dict[str, Any]:
+        return {"$ref": f"#/components/schemas/{name}"}
+
     stats_v2 = _envelope(ref("StatsRecord"))
     stats_v1 = _envelope(ref("StatsRecordV1"))
     names = _envelope({"type": "array", "items": {"type": "string"}})
@@ -92,7 +105,7 @@ def openapi_document(edition: Edition) -> dict[str, Any]:
     v1_times = ("createdTime", "lastRecvTime", "lastSentTime", "lastUpdatedTime", "maxTotalConnectionTime")
     schemas: dict[str, Any] = {
         "Error": {"type": "object", "required": ["message", "statusCode"], "additionalProperties": False,
-                  "properties": {"message": {"type": "string", "pattern": r"^\[HTTP\] .* \(\d{3}\)$"},
+                  "properties": {"message": {"type": "string", "pattern": r"^\[HTTP\] [\s\S]* \(\d{3}\)$"},
                                  "statusCode": {"type": "integer"}}},
         "Version": {"type": "object", "required": ["gitVersion", "version"],
                     "properties": {"gitVersion": {"type": "string"}, "version": {"type": "string"}}},
@@ -127,24 +140,33 @@ def openapi_document(edition: Edition) -> dict[str, Any]:
         "CueEventSet": {
             "type": "object", "required": ["eventFormat", "events"],
             "properties": {
-                "eventFormat": {"type": "string", "enum": ["cue"]},
-                "urgent": {"type": "boolean"},
-                "events": {"type": "array", "minItems": 1, "items": {
-                    "type": "object", "required": ["cueType"],
-                    "properties": {"cueType": {"type": "string", "enum": ["out", "in"]},
-                                   "duration": {"type": "integer", "minimum": 1, "maximum": 86_400_000}}}},
+                "eventFormat": _one_of_words("cue"),
+                "urgent": {"type": "boolean", "nullable": True},
+                "events": {"type": "array", "minItems": 1, "items": {"oneOf": [
+                    {"type": "object", "required": ["cueType", "duration"],
+                     "properties": {"cueType": _one_of_words("out"),
+                                    "duration": {"type": "integer", "minimum": 1, "maximum": 86_400_000}}},
+                    {"type": "object", "required": ["cueType"], "properties": {"cueType": _one_of_words("in")}},
+                ]}},
             },
         },
         "Id3EventSet": {
             "type": "object", "required": ["eventFormat", "events"],
+            "description": "eventTarget is an alias of eventType: send one of them (both must then agree).",
+            "not": {"required": ["eventType", "eventTarget"]},
             "properties": {
-                "eventFormat": {"type": "string", "enum": ["id3v2"]},
-                "eventType": {"type": "string", "enum": ["video", "audio", "event"]},
-                "urgent": {"type": "boolean"},
-                "events": {"type": "array", "minItems": 1, "items": {
-                    "type": "object", "required": ["frameType"],
-                    "properties": {"frameType": {"type": "string", "pattern": "^(T[A-Z0-9]{3}|PRIV)$"},
-                                   "info": {"type": "string"}, "data": {"type": "string"}}}},
+                "eventFormat": _one_of_words("id3v2"),
+                "eventType": _one_of_words("video", "audio", "event"),
+                "eventTarget": _one_of_words("video", "audio", "event"),
+                "urgent": {"type": "boolean", "nullable": True},
+                "events": {"type": "array", "minItems": 1, "items": {"oneOf": [
+                    {"type": "object", "required": ["frameType"],
+                     "properties": {"frameType": _TEXT_FRAME, "info": {"type": "string"}, "data": {"type": "string"}}},
+                    {"type": "object", "required": ["frameType"],
+                     "properties": {"frameType": _one_of_words("priv"),
+                                    "info": {"type": "string", "pattern": "^[^\\u0000]*$"},
+                                    "data": {"type": "string"}}},
+                ]}},
             },
         },
         "EventSet": {"oneOf": [{"$ref": "#/components/schemas/CueEventSet"},

@@ -17,8 +17,10 @@ import uvicorn
 
 from simulator.http.asgi import ASGIApp
 from simulator.http.event_validation import Edition
+from simulator.http.faults import FaultInjector, install_faults
 from simulator.http.management import ManagementApi
 from simulator.world.clock import Clock, SystemClock
+from simulator.world.fault_spec import FaultSpec, fault_spec_from_table
 from simulator.world.scenario import Scenario, load_scenario
 from simulator.world.world import World
 
@@ -47,8 +49,12 @@ class RunningSimulator:
     access_token: str = field(repr=False)
     _servers: list[uvicorn.Server] = field(default_factory=list, repr=False)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list, repr=False)
+    faults: FaultInjector | None = None
+    """Set when started with faults (argument or the scenario's [faults] table): counts and switches."""
 
     async def stop(self) -> None:
+        if self.faults is not None:
+            self.faults.close()
         for server in self._servers:
             server.should_exit = True
         for task in self._tasks:
@@ -62,8 +68,11 @@ class RunningSimulator:
 
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP; with proto 0
+    # every reply sent in two writes waited ~40 ms for a delayed ACK (Nagle).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # accepted sockets inherit it: no Nagle stalls
     sock.bind((host, port))
     sock.listen(2048)
     sock.setblocking(False)
@@ -104,21 +113,26 @@ async def start_simulator(
     seed: int = 0,
     edition: Edition = "enterprise",
     clock: Clock | None = None,
+    faults: str | FaultSpec | None = None,
 ) -> RunningSimulator:
     """Start the simulator inside the running event loop; port 0 picks a free port."""
     clock = clock or SystemClock()
     world = World(scenario if isinstance(scenario, Scenario) else load_scenario(scenario), clock, seed)
     api = ManagementApi(world, access_token=access_token, edition=edition)
+    injector = None
+    if faults is not None or world.scenario.faults:  # a SPEC string goes over the scenario's [faults] table
+        spec = faults if isinstance(faults, FaultSpec) else fault_spec_from_table(world.scenario.faults, faults or "")
+        injector = install_faults(world, api, spec, seed)
     publisher = _publisher_app(world)
     api_sock = _bind(host, api_port)
     publisher_sock = _bind(host, publisher_port)
-    api_server, api_task = await _serve(api, api_sock, "api-server")
+    api_server, api_task = await _serve(injector.app if injector else api, api_sock, "api-server")
     publisher_server, publisher_task = await _serve(publisher, publisher_sock, "publisher-server")
     ticker = asyncio.create_task(_tick(world, clock), name="world-ticker")
     return RunningSimulator(
         world=world, api=api, api_url=_url(api_sock), publisher_url=_url(publisher_sock),
         access_token=access_token, _servers=[api_server, publisher_server],
-        _tasks=[api_task, publisher_task, ticker],
+        _tasks=[api_task, publisher_task, ticker], faults=injector,
     )
 
 

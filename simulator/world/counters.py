@@ -82,20 +82,23 @@ class CounterTable:
     def _recompute_throughput(self, got_in: BoolArray, now_ms: int) -> None:
         n = self.size
         c = self.columns
-        elapsed = now_ms - c["window_start_ms"][:n]
-        due = got_in & (elapsed >= THROUGHPUT_WINDOW_MS)
-        if not due.any():
+        window_start = c["window_start_ms"]
+        rows = np.flatnonzero(got_in & (now_ms - window_start[:n] >= THROUGHPUT_WINDOW_MS))
+        if rows.size == 0:
             return
-        elapsed_due = elapsed[due]
-        for direction in ("in", "out"):
-            total = c[f"bytes_{direction}"][:n]
-            window_bytes = total[due] - c[f"window_{direction}_start"][:n][due]
-            c[f"last_{direction}"][:n][due] = window_bytes
-            avg = window_bytes * 8 * 1000 // elapsed_due
-            c[f"avg_{direction}"][:n][due] = avg
-            c[f"max_{direction}"][:n][due] = np.maximum(c[f"max_{direction}"][:n][due], avg)
-            c[f"window_{direction}_start"][:n][due] = total[due]
-        c["window_start_ms"][:n][due] = now_ms
+        elapsed = now_ms - window_start[rows]
+        for total, window, last, avg, peak in (
+            (c["bytes_in"], c["window_in_start"], c["last_in"], c["avg_in"], c["max_in"]),
+            (c["bytes_out"], c["window_out_start"], c["last_out"], c["avg_out"], c["max_out"]),
+        ):
+            now_total = total[rows]
+            window_bytes = now_total - window[rows]
+            rate = window_bytes * 8 * 1000 // elapsed
+            last[rows] = window_bytes
+            avg[rows] = rate
+            peak[rows] = np.maximum(peak[rows], rate)
+            window[rows] = now_total
+        window_start[rows] = now_ms
 
     def set_connections(self, publisher: Int64Array, provider: Int64Array, now_ms: int) -> None:
         """Current session counts per protocol; raises peaks (strictly greater only) with their time."""

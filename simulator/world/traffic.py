@@ -1,7 +1,7 @@
 """The traffic model: bit rates with jitter, and viewers per output protocol on a seeded random walk.
 
 Every stream has a popularity ("mood") that drifts, jumps in bursts and drops into quiet periods,
-and pulls its viewers toward `audience × mood`, spread over the publisher protocols by per-stream
+and pulls its viewers toward `audience * mood`, spread over the publisher protocols by per-stream
 weights. All of it is column arithmetic, so a tick costs about the same for 10,000 streams as for 8.
 """
 
@@ -19,6 +19,7 @@ Int64Array = npt.NDArray[np.int64]
 _BASE_WEIGHTS = np.array([0.0, 0.2, 0.45, 0.02, 0.01, 0.02, 0.0, 0.3])
 _BURST_RATE = 1 / 600  # per stream per second
 _QUIET_RATE = 1 / 900
+_SQRT_12 = float(np.sqrt(12.0))
 
 
 class Traffic:
@@ -91,7 +92,8 @@ class Traffic:
 
         viewers = self.viewers[:n]
         target = (self.audience[:n] * mood)[:, None] * self.weights[:n]
-        noise = rng.standard_normal(viewers.shape) * np.sqrt(viewers + 0.5) * 0.3 * np.sqrt(dt)
+        # Uniform steps of unit variance: the same walk as normal steps, at a quarter of the cost.
+        noise = (rng.random(viewers.shape) - 0.5) * np.sqrt(viewers + 0.5) * (_SQRT_12 * 0.3 * np.sqrt(dt))
         viewers += (target - viewers) * min(1.0, 0.15 * dt) + noise
         np.clip(viewers, 0.0, None, out=viewers)
         viewers[~alive] = 0.0

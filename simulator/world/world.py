@@ -8,7 +8,7 @@ sees exactly the same world as a server that ticked in real time: a seed and a c
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 import numpy as np
@@ -34,6 +34,8 @@ class World:
         self.ticks_done = 0
         self.revision = 0
         """Changes whenever anything a reader can see changes (cache key for serialised bodies)."""
+        self.after_tick: list[Callable[[int], None]] = []
+        """Called with each tick's time after it ran (fault injection hooks in here)."""
         self.server = CounterTable(1)
         self.server.add_row(self.start_ms)
         self.vhost_table = CounterTable()
@@ -54,6 +56,8 @@ class World:
                 self.apps_by_row.append(app)
                 for stream_spec in app_spec.streams:
                     self._start_stream(app, stream_spec, self.start_ms)
+        self._vhost_of_app = np.array([a.vhost_row for a in self.apps_by_row], dtype=np.int64)
+        """The virtual host row of each application row (applications are fixed by the scenario)."""
         self._publish_connections(self.start_ms)
 
     # -- lookups -------------------------------------------------------------------------------
@@ -88,12 +92,13 @@ class World:
 
     def _tick(self, now_ms: int) -> None:
         dt = self.tick_ms / 1000
-        n = len(self.streams_by_row)
-        delta_in, delta_out = self.traffic.step(dt, n)
-        self._churn(now_ms, dt)
+        self._churn(now_ms, dt)  # first, so that the byte deltas cover a stream churn just started
+        delta_in, delta_out = self.traffic.step(dt, len(self.streams_by_row))
         self._apply_bytes(delta_in, delta_out, now_ms)
         self._publish_connections(now_ms)
         self.revision += 1
+        for hook in self.after_tick:
+            hook(now_ms)
 
     def _apply_bytes(self, delta_in: np.ndarray, delta_out: np.ndarray, now_ms: int) -> None:
         n = len(self.streams_by_row)
@@ -102,7 +107,7 @@ class World:
         app_in = np.bincount(app_rows, weights=delta_in[:n], minlength=self.app_table.size).astype(np.int64)
         app_out = np.bincount(app_rows, weights=delta_out[:n], minlength=self.app_table.size).astype(np.int64)
         self.app_table.add_bytes(app_in, app_out, now_ms)
-        vhost_rows = np.array([a.vhost_row for a in self.apps_by_row], dtype=np.int64)
+        vhost_rows = self._vhost_of_app
         vhost_in = np.bincount(vhost_rows, weights=app_in, minlength=self.vhost_table.size).astype(np.int64)
         vhost_out = np.bincount(vhost_rows, weights=app_out, minlength=self.vhost_table.size).astype(np.int64)
         self.vhost_table.add_bytes(vhost_in, vhost_out, now_ms)
@@ -116,7 +121,7 @@ class World:
         app_pub = _sum_rows(publisher, self.traffic.app_row[:n], self.app_table.size)
         app_prov = _sum_rows(provider, self.traffic.app_row[:n], self.app_table.size)
         self.app_table.set_connections(app_pub, app_prov, now_ms)
-        vhost_rows = np.array([a.vhost_row for a in self.apps_by_row], dtype=np.int64)
+        vhost_rows = self._vhost_of_app
         vhost_pub = _sum_rows(app_pub, vhost_rows, self.vhost_table.size)
         vhost_prov = _sum_rows(app_prov, vhost_rows, self.vhost_table.size)
         self.vhost_table.set_connections(vhost_pub, vhost_prov, now_ms)
@@ -138,11 +143,15 @@ class World:
                                 spec.audience)
         return stream
 
-    def end_stream(self, stream: Stream) -> None:
-        """The input stops: the stream disappears from listings and answers 404; parents keep its bytes."""
+    def end_stream(self, stream: Stream, now_ms: int | None = None) -> None:
+        """The input stops: the stream disappears from listings and answers 404; parents keep its bytes.
+
+        `now_ms` is the tick's time when churn ends a stream while ticks are caught up, so that no
+        timestamp written afterwards by an earlier tick goes back in time.
+        """
         if not stream.live:
             return
-        now_ms = self.clock.now_ms()
+        now_ms = self.clock.now_ms() if now_ms is None else now_ms
         stream.ended_ms = now_ms
         app = self.vhosts[stream.vhost].apps[stream.app]
         del app.streams[stream.name]
@@ -174,13 +183,17 @@ class World:
         if not candidates:
             return
         ended = candidates[int(self.traffic.rng.integers(len(candidates)))]
-        self.end_stream(ended)
+        self.end_stream(ended, now_ms)
         base = ended.name.rsplit("-", 1)[0] if ended.name[-1].isdigit() and "-" in ended.name else ended.name
+        app = self.vhosts[ended.vhost].apps[ended.app]
+        name = f"{base}-{next(self._stream_serial)}"
+        while name in app.streams:  # a scenario may already hold a stream of that name
+            name = f"{base}-{next(self._stream_serial)}"
         replacement = StreamSpec(
-            name=f"{base}-{next(self._stream_serial)}", input=ended.input_protocol,
+            name=name, input=ended.input_protocol,
             bitrate_kbps=ended.bitrate_kbps, audience=ended.audience,
         )
-        self._start_stream(self.vhosts[ended.vhost].apps[ended.app], replacement, now_ms)
+        self._start_stream(app, replacement, now_ms)
 
     # -- events and real viewers ---------------------------------------------------------------
 
@@ -218,6 +231,14 @@ class World:
 
 
 def _sum_rows(matrix: np.ndarray, groups: np.ndarray, size: int) -> np.ndarray:
-    summed = np.zeros((size, matrix.shape[1]), dtype=np.int64)
-    np.add.at(summed, groups, matrix[: len(groups)])
+    """Rows of `matrix` summed by group: np.add.at for a few rows, one bincount per column for many
+    (np.add.at is the faster of the two below a few hundred rows and far slower at 10,000)."""
+    rows = matrix[: len(groups)]
+    if len(groups) < 256:
+        summed = np.zeros((size, matrix.shape[1]), dtype=np.int64)
+        np.add.at(summed, groups, rows)
+        return summed
+    summed = np.empty((size, matrix.shape[1]), dtype=np.int64)
+    for column in range(matrix.shape[1]):
+        summed[:, column] = np.bincount(groups, weights=rows[:, column], minlength=size)
     return summed

@@ -1,0 +1,77 @@
+"""Request pacing: a token bucket for the global request budget, and jittered back-off.
+
+The engine asks the bucket before each request it plans; what the bucket refuses waits for a later
+cycle. So the number of requests over any stretch of time T stays under budget * T + one burst,
+however many streams exist and however slow the server answers.
+"""
+
+from __future__ import annotations
+
+import random
+
+from omeconsole.core.clock import Clock
+
+
+class TokenBucket:
+    """`rate` tokens per second, holding at most `capacity` (the largest burst)."""
+
+    def __init__(self, clock: Clock, rate: float, capacity: float | None = None) -> None:
+        if rate <= 0:
+            raise ValueError("the request budget must be positive")
+        self._clock = clock
+        self._rate = rate
+        self._capacity = capacity if capacity is not None else max(1.0, rate)
+        self._tokens = self._capacity
+        self._stamp = clock.monotonic()
+
+    @property
+    def rate(self) -> float:
+        return self._rate
+
+    @rate.setter
+    def rate(self, value: float) -> None:
+        if value <= 0:
+            raise ValueError("the request budget must be positive")
+        self._refill()
+        self._rate = value
+        self._capacity = max(1.0, value)
+        self._tokens = min(self._tokens, self._capacity)
+
+    def _refill(self) -> None:
+        now = self._clock.monotonic()
+        self._tokens = min(self._capacity, self._tokens + (now - self._stamp) * self._rate)
+        self._stamp = now
+
+    def available(self) -> int:
+        self._refill()
+        return int(self._tokens + 1e-9)
+
+    def take(self, wanted: int) -> int:
+        """Grants up to `wanted` whole tokens now; returns how many."""
+        granted = min(wanted, self.available())
+        self._tokens -= granted
+        return max(0, granted)
+
+    def seconds_until(self, tokens: int = 1) -> float:
+        self._refill()
+        missing = tokens - self._tokens
+        return 0.0 if missing <= 0 else missing / self._rate
+
+
+class Backoff:
+    """Exponential back-off with jitter: base * 2^n, capped, scaled by a random 50-100 %."""
+
+    def __init__(self, base: float = 1.0, cap: float = 30.0, rng: random.Random | None = None) -> None:
+        self.base = base
+        self.cap = cap
+        self.failures = 0
+        self._rng = rng or random.Random()
+
+    def next_delay(self) -> float:
+        """Counts one more failure and returns how long to wait before trying again."""
+        delay = min(self.cap, self.base * (2 ** min(self.failures, 16)))
+        self.failures += 1
+        return float(delay) * self._rng.uniform(0.5, 1.0)
+
+    def reset(self) -> None:
+        self.failures = 0

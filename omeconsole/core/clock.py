@@ -1,0 +1,80 @@
+"""The console's time: injected everywhere so that polling, ages and back-off are testable.
+
+`monotonic()` orders samples and measures ages; `wall()` is only for showing and logging times.
+Tests use FakeClock and advance it by hand; nothing in the core reads the OS clock directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes back."""
+        ...
+
+    def wall(self) -> datetime:
+        """The current time, timezone-aware."""
+        ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait for `seconds` of this clock's time."""
+        ...
+
+
+class SystemClock:
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def wall(self) -> datetime:
+        return datetime.now(UTC)
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
+
+
+class FakeClock:
+    """A clock that moves only when a test advances it; sleepers wake when their time comes."""
+
+    def __init__(self, start: float = 1000.0, wall_start: datetime | None = None) -> None:
+        self._now = start
+        self._start = start
+        self._wall_start = wall_start or datetime(2026, 1, 1, tzinfo=UTC)
+        self._waiters: list[tuple[float, asyncio.Future[None]]] = []
+
+    def monotonic(self) -> float:
+        return self._now
+
+    def wall(self) -> datetime:
+        return self._wall_start + timedelta(seconds=self._now - self._start)
+
+    @property
+    def sleepers(self) -> int:
+        """How many sleeps are pending (tests use it to know the code under test is parked)."""
+        return sum(1 for _, future in self._waiters if not future.done())
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("a FakeClock never goes back")
+        self._now += seconds
+        still_waiting: list[tuple[float, asyncio.Future[None]]] = []
+        for deadline, future in self._waiters:
+            if future.done():
+                continue
+            if deadline <= self._now + 1e-9:
+                future.set_result(None)
+            else:
+                still_waiting.append((deadline, future))
+        self._waiters = still_waiting
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append((self._now + seconds, future))
+        await future

@@ -1,0 +1,247 @@
+"""What the app mixes in for ad operations: the keys o / i / m / a, the palette commands, the sends.
+
+Every send goes through one AdOps per server connection, so the once-only rule, the audit log and
+the playlist confirmation apply whichever way the operator triggered it (key, palette, panel).
+The host app provides `settings`, `clock` and `link.client` (ConsoleApp does); a different host
+overrides `adops_context()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, ClassVar, cast
+
+from textual.app import App
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.message import Message
+
+from omeconsole.api.client import OmeClient
+from omeconsole.core.ad_ops import READ_ONLY_MESSAGE, ActionOutcome, AdOps
+from omeconsole.core.audit import AuditLog
+from omeconsole.core.clock import Clock
+from omeconsole.core.config import Settings
+from omeconsole.core.emsg import DecodedFrame
+from omeconsole.core.model import NodePath
+from omeconsole.core.playlist_watcher import Id3Found, Sighting, WatcherEvent, publisher_base_url
+from omeconsole.ui.adops.break_screen import AdBreakScreen
+from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog, Id3Request
+from omeconsole.ui.adops.events_screen import AdEventsScreen
+
+ADOPS_BINDINGS: list[Binding] = [
+    Binding("o", "cue_out", "Cue-out", id="cue_out", tooltip="Start an ad break on the selected stream"),
+    Binding("i", "cue_in", "Cue-in", id="cue_in", tooltip="End the selected stream's ad break now"),
+    Binding("m", "id3", "ID3", id="id3", tooltip="Send ID3 timed metadata to the selected stream"),
+    Binding("a", "ad_break", "Ad break", id="ad_break", tooltip="The selected stream's ad-break panel"),
+    Binding("E", "ad_events", "Events", id="ad_events", show=False,
+            tooltip="Every event sent, this run and earlier ones (audit log)"),
+]
+
+
+class AdOpsChanged(Message):
+    """Something about a stream's ad operations changed: redraw its panel."""
+
+    def __init__(self, path: NodePath) -> None:
+        super().__init__()
+        self.path = path
+
+
+class AdOpsActions:
+    """Mix into the App class before `App` (class ConsoleApp(AdOpsActions, App[None]))."""
+
+    ADOPS_BINDINGS: ClassVar[list[Binding]] = ADOPS_BINDINGS
+    read_only_flag: bool = False
+    """Set from `--read-only`; the config's `read_only` works too."""
+    audit_path: Path | None = None
+    """Where the audit log goes (None: the platform's user data directory)."""
+    adops_follow_playlists: bool = True
+    """False in tests that read the playlist step by step themselves."""
+
+    _adops: AdOps | None = None
+    _adops_id3: dict[NodePath, tuple[DecodedFrame, ...]]
+
+    # What the host provides --------------------------------------------------------------------
+
+    def adops_context(self) -> tuple[OmeClient, Settings, Clock]:
+        host = cast(Any, self)
+        return host.link.client, host.settings, host.clock
+
+    def adops_read_only(self) -> bool:
+        return self.read_only_flag or self.adops_context()[1].read_only
+
+    def adops_selected(self, screen: object | None = None) -> NodePath | None:
+        """The stream the screen in front (or `screen`) has selected; None unless it is a stream."""
+        screen = screen if screen is not None else self._adops_app.screen
+        for name in ("selected", "path"):
+            path = getattr(screen, name, None)
+            if isinstance(path, NodePath) and path.level == "stream":
+                return path
+        return None
+
+    def adops(self) -> AdOps:
+        """The AdOps of the current connection (a new one after a reconnect)."""
+        client, settings, clock = self.adops_context()
+        if self._adops is None or self._adops.client is not client:
+            if self._adops is not None:
+                self._adops_app.run_worker(self._adops.aclose(), group="adops-close", exit_on_error=False)
+            token = settings.token_value()
+            audit = AuditLog(self.audit_path, secrets=[token] if token else [])
+            self._adops = AdOps(client, audit, clock,
+                                publisher_url=publisher_base_url(settings.api_url, settings.publisher_url),
+                                read_only=self.adops_read_only(), follow_playlists=self.adops_follow_playlists)
+            self._adops.add_listener(self._adops_report)
+            self._adops_id3 = {}
+        self._adops.read_only = self.adops_read_only()
+        return self._adops
+
+    async def adops_close(self) -> None:
+        if self._adops is not None:
+            await self._adops.aclose()
+            self._adops = None
+
+    def adops_last_id3(self, path: NodePath) -> tuple[DecodedFrame, ...] | None:
+        return getattr(self, "_adops_id3", {}).get(path)
+
+    # Keys and palette ----------------------------------------------------------------------------
+
+    def action_cue_out(self) -> None:
+        path = self._adops_target("cue-out")
+        if path is None:
+            return
+        default = self.adops_context()[1].cue_out_default_s
+
+        def chosen(seconds: float | None) -> None:
+            if seconds is not None:
+                self._adops_confirm_then(
+                    "cue_out", f"Start a {seconds:g} s ad break on {path}?",
+                    lambda: self.adops().cue_out(path, round(seconds * 1000)))
+
+        self._adops_app.push_screen(CueOutDialog(str(path), default), chosen)
+
+    def action_cue_in(self) -> None:
+        path = self._adops_target("cue-in")
+        if path is not None:
+            self._adops_confirm_then("cue_in", f"End the ad break on {path} now?", lambda: self.adops().cue_in(path))
+
+    def action_id3(self) -> None:
+        path = self._adops_target("id3")
+        if path is None:
+            return
+
+        def chosen(request: Id3Request | None) -> None:
+            if request is not None:
+                names = ", ".join(f.frameType for f in request.frames)
+                self._adops_confirm_then(
+                    "id3", f"Send ID3 ({names}, {request.event_type}) to {path}?",
+                    lambda: self.adops().id3(path, request.frames, request.event_type))
+
+        self._adops_app.push_screen(Id3Dialog(str(path), list(self.adops_context()[1].id3_templates)), chosen)
+
+    def action_ad_break(self) -> None:
+        path = self.adops_selected()
+        if path is None:
+            self._adops_app.notify("select a stream first", severity="warning")
+            return
+        self._adops_show_panel(path)
+
+    def action_ad_events(self) -> None:
+        self._adops_app.push_screen(AdEventsScreen(self.adops().audit))
+
+    # Sending ---------------------------------------------------------------------------------------
+
+    def _adops_target(self, action: str) -> NodePath | None:
+        """The stream to act on, or None after saying why nothing will be sent."""
+        path = self.adops_selected()
+        if path is None:
+            self._adops_app.notify(f"{action}: select a stream first", severity="warning")
+            return None
+        if self.adops_read_only():
+            self._adops_app.notify(f"{action}: {READ_ONLY_MESSAGE}", severity="warning")
+            return None
+        in_flight = self.adops().stream(path).ad_break.in_flight
+        if in_flight is not None:
+            self._adops_app.notify(f"{in_flight} is still being sent to {path}; nothing else sent until it is answered",
+                             severity="warning")
+            return None
+        return path
+
+    def _adops_confirm_then(self, setting: str, question: str, send: Callable[[], Awaitable[ActionOutcome]]) -> None:
+        ask = getattr(self.adops_context()[1].confirm, setting, True)
+        if not ask:
+            self._adops_start_send(send)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._adops_start_send(send)
+
+        self._adops_app.push_screen(ConfirmSend(question), answered)
+
+    def _adops_start_send(self, send: Callable[[], Awaitable[ActionOutcome]]) -> None:
+        async def run() -> None:
+            self._adops_tell(await send())
+
+        self._adops_app.run_worker(run(), group="adops-send", exit_on_error=False)
+
+    def _adops_tell(self, outcome: ActionOutcome) -> None:
+        severity = {"sent": "information", "refused": "warning"}.get(outcome.status, "error")
+        self._adops_app.notify(outcome.message, title=outcome.action, severity=severity,  # type: ignore[arg-type]
+                         timeout=8 if outcome.status == "unknown" else 4)
+
+    def _adops_show_panel(self, path: NodePath) -> None:
+        screen = self._adops_app.screen
+        if isinstance(screen, AdBreakScreen) and screen.path == path:
+            return
+        self._adops_app.push_screen(AdBreakScreen(path))
+
+    def _adops_report(self, path: NodePath, event: WatcherEvent | ActionOutcome) -> None:
+        if isinstance(event, Id3Found):
+            self._adops_id3[path] = event.frames
+        elif isinstance(event, Sighting):
+            self._adops_app.notify(f"{path}: {event.detail}", title=event.kind,
+                             severity="information" if event.seen else "warning")
+        elif isinstance(event, ActionOutcome) and event.action == "cue-out" and event.status == "sent":
+            self._adops_app.call_later(self._adops_show_panel, path)
+        self._adops_app.post_message(AdOpsChanged(path))
+
+    def on_ad_ops_changed(self, message: AdOpsChanged) -> None:
+        screen = self._adops_app.screen
+        if isinstance(screen, AdBreakScreen) and screen.path == message.path:
+            screen.redraw()
+
+    @property
+    def _adops_app(self) -> App[Any]:
+        return cast("App[Any]", self)
+
+
+class AdOpsCommands(Provider):
+    """Palette entries for the selected stream: cue-out, cue-in, ID3, its panel, and the events list."""
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        host = cast(AdOpsActions, self.app)
+        path = host.adops_selected(self.screen)
+        found: list[tuple[str, Callable[[], object], str]] = [
+            ("Ad events: every event sent (audit log)", host.action_ad_events, "This run and earlier ones"),
+        ]
+        if path is not None:
+            found[:0] = [
+                (f"Cue-out: start an ad break on {path}", host.action_cue_out, "Choose the duration, then send"),
+                (f"Cue-in: end the ad break on {path}", host.action_cue_in, "Ends the current break now"),
+                (f"ID3 metadata to {path}", host.action_id3, "TXXX, TIT2 and other text frames, PRIV"),
+                (f"Ad-break panel of {path}", host.action_ad_break, "State, countdown and the live playlist"),
+            ]
+        return found
+
+    async def discover(self) -> Hits:
+        for title, callback, help_text in self._commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, callback, help_text in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+

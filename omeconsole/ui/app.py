@@ -1,0 +1,417 @@
+"""The console app: owns the link to the server, the view options, and the app-wide keys.
+
+The engine runs as a worker on the app's loop and reports through a listener; each report becomes
+one coalescing `DataChanged` message, and only the screen in front is redrawn. The clock and the
+connector (engine + client factory) are injected, so tests drive time and data without subclassing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from pydantic import SecretStr
+from rich.text import Text
+from textual import on
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import reactive
+
+from omeconsole.core.clock import Clock, SystemClock
+from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, read_config_file
+from omeconsole.core.engine import EngineUpdate, PollingEngine
+from omeconsole.core.model import ConnectionState, NodePath, NodeState, NodeView
+from omeconsole.ui import badges
+from omeconsole.ui.commands import ConsoleCommands
+from omeconsole.ui.history_export import export_directory, write_history
+from omeconsole.ui.link import Connector, Link, http_connector
+from omeconsole.ui.messages import ClockTick, DataChanged
+from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.screens.help import HelpScreen, help_entries
+from omeconsole.ui.screens.node_screen import NodeScreen
+from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
+from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
+from omeconsole.ui.tree_model import Branch, SortOrder, arrange
+from omeconsole.ui.widgets.node_tree import NodeTree
+from omeconsole.ui.widgets.status_bar import StatusLine
+
+WIDE_COLUMNS = 140
+"""From this width the tree has room for every badge (the "-wide" breakpoint)."""
+INTERVAL_STEPS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+RESORT_SECONDS = 5.0
+"""Sorting by live values reorders the tree at most this often, so rows do not jump every second."""
+
+
+@runtime_checkable
+class LiveScreen(Protocol):
+    def redraw(self, *, tree_changed: bool, changed: frozenset[NodePath] | None) -> None: ...
+
+
+class ConsoleApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "omeconsole"
+    COMMANDS = App.COMMANDS | {ConsoleCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-compact"), (WIDE_COLUMNS, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-regular"), (40, "-tall")]
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit", tooltip="Leave the console"),
+        Binding("question_mark", "help", "Help", id="help", tooltip="Every key, from the bindings"),
+        Binding("p", "pause", "Pause", id="pause", tooltip="Stop polling; the data's age keeps counting"),
+        Binding("r", "refresh", "Refresh", id="refresh", tooltip="Poll now"),
+        Binding("plus", "interval_longer", "Slower", id="interval_longer", tooltip="Longer refresh interval"),
+        Binding("minus", "interval_shorter", "Faster", id="interval_shorter",
+                tooltip="Shorter refresh interval"),
+    ]
+
+    filter_text: reactive[str] = reactive("", init=False)
+    sort_order: reactive[SortOrder] = reactive(SortOrder.NAME, init=False)
+
+    def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
+                 select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
+                 export_dir: Path | None = None) -> None:
+        super().__init__()
+        self.settings = settings
+        self.clock = clock
+        self._connector = connector
+        self._theme_dirs = list(theme_dirs) if theme_dirs is not None else theme_directories()
+        self._export_dir = export_dir or export_directory()
+        self._pending_select = select
+        self._told_missing = False
+        self.link: Link | None = None
+        self._chosen: NodePath | None = None
+        self._visible: tuple[NodePath, ...] = ()
+        self._ended: dict[NodePath, float] = {}
+        self._live_streams: set[NodePath] = set()
+        self._last_sorted = -math.inf
+        self._prompted_link: Link | None = None
+        self._linked_at = clock.monotonic()
+        self._redrawn_at = -math.inf
+
+    # Start and stop -----------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._load_themes()
+        self._apply_keymap(self.settings.keymap)
+        self.theme_changed_signal.subscribe(self, lambda _theme: self._redraw(True, None))
+        self.push_screen(DashboardScreen())
+        self._open_link()
+        if self._pending_select is not None:
+            self.choose(self._pending_select)
+        self.run_worker(self._tick(), name="ticker", group="ticker", exit_on_error=False)
+
+    async def on_unmount(self) -> None:
+        if self.link is not None:
+            await self.link.aclose()
+
+    def _load_themes(self) -> None:
+        loaded = load_themes(self._theme_dirs)
+        for theme in loaded.themes:
+            self.register_theme(theme)
+        for problem in loaded.problems:
+            self.notify(problem, title="theme file skipped", severity="warning")
+        wanted = self.settings.theme if "theme" in self.settings.model_fields_set else DEFAULT_THEME
+        if wanted not in self.available_themes:
+            self.notify(f"no theme named {wanted!r}; using {DEFAULT_THEME}", severity="warning")
+            wanted = DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+
+    def _apply_keymap(self, keymap: dict[str, str]) -> None:
+        known = {b.id for b in self._all_bindings() if b.id}
+        unknown = sorted(set(keymap) - known)
+        if unknown:
+            self.notify(f"keymap: unknown binding id(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}",
+                        severity="warning", timeout=10)
+        self.set_keymap({k: v for k, v in keymap.items() if k in known})
+
+    @staticmethod
+    def _all_bindings() -> list[Binding]:
+        found: list[Binding] = []
+        for owner in (ConsoleApp, DashboardScreen, NodeScreen, HelpScreen, TokenPrompt, ConnectPrompt, ExportDone):
+            found.extend(b for b in owner.BINDINGS if isinstance(b, Binding))
+        return found
+
+    def _open_link(self) -> None:
+        """(Re)connect with the current settings; the previous link, if any, is closed."""
+        previous = self.link
+        link = self._connector(self.settings)
+        link.engine.add_listener(partial(self._engine_update, link))
+        self.link = link
+        self._linked_at = self.clock.monotonic()
+        self._chosen = None
+        self._visible = ()
+        self._ended.clear()
+        self._live_streams.clear()
+        self.run_worker(link.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
+        if previous is not None:
+            self.run_worker(previous.aclose(), group="close", exit_on_error=False)
+        self._redraw(True, None)
+
+    def _engine_update(self, link: Link, update: EngineUpdate) -> None:
+        if link is self.link:
+            self.post_message(DataChanged(update.changed, update.tree_changed, update.connection_changed))
+
+    async def _tick(self) -> None:
+        while True:
+            await self.clock.sleep(1.0)
+            self.post_message(ClockTick())
+
+    # Data from the engine -----------------------------------------------------------------------
+
+    @property
+    def engine(self) -> PollingEngine:
+        assert self.link is not None, "the app is not mounted"
+        return self.link.engine
+
+    @property
+    def connection(self) -> ConnectionState:
+        return self.engine.connection if self.link is not None else ConnectionState()
+
+    @on(DataChanged)
+    def _data_changed(self, message: DataChanged) -> None:
+        if message.tree_changed:
+            self._track_ended()
+        if message.connection_changed:
+            self._connection_changed()
+        self._redraw(message.tree_changed, message.changed)
+
+    @on(ClockTick)
+    def _clock_tick(self) -> None:
+        if self.clock.monotonic() != self._redrawn_at:  # new data already redrew this instant
+            self._redraw(False, frozenset())
+
+    def _redraw(self, tree_changed: bool, changed: frozenset[NodePath] | None) -> None:
+        screen = self.screen if self.screen_stack else None
+        if isinstance(screen, LiveScreen) and screen.is_mounted:
+            self._redrawn_at = self.clock.monotonic()
+            screen.redraw(tree_changed=tree_changed, changed=changed)
+
+    def _track_ended(self) -> None:
+        """Streams gone from the listing stay in the tree as "ended" (with their history) for a while."""
+        now = self.clock.monotonic()
+        live = {NodePath(v, a, s) for v, apps in self.engine.tree().items() for a, names in apps.items()
+                for s in names}
+        for path in self._live_streams - live:
+            if self.engine.node(path).state is NodeState.ENDED:
+                self._ended.setdefault(path, now)
+        for path in live:
+            self._ended.pop(path, None)
+        keep_for = self.settings.history_seconds
+        for path, since in list(self._ended.items()):
+            if now - since > keep_for:
+                del self._ended[path]
+        self._live_streams = live
+
+    def _connection_changed(self) -> None:
+        connection = self.engine.connection
+        if connection.status == "unauthorized" and self._prompted_link is not self.link:
+            self._prompted_link = self.link
+            self.push_screen(TokenPrompt(connection.message), self._token_entered)
+
+    def _token_entered(self, token: str | None) -> None:
+        if token:
+            self.settings = self.settings.model_copy(update={"token": SecretStr(token)})
+            self._open_link()
+
+    # What screens ask for -----------------------------------------------------------------------
+
+    def view(self, path: NodePath) -> NodeView:
+        return self.engine.node(path)
+
+    def node_label(self, path: NodePath) -> Text:
+        """Full badges when the terminal is wide; name, state and viewers when it is not."""
+        return badges.node_label(self.view(path), self.theme_variables, compact=self.size.width < WIDE_COLUMNS)
+
+    def listing(self) -> dict[str, dict[str, list[str]]]:
+        """The engine's live listing plus the streams that ended recently."""
+        merged = {v: {a: list(names) for a, names in apps.items()} for v, apps in self.engine.tree().items()}
+        for path in self._ended:
+            streams = merged.setdefault(path.vhost, {}).setdefault(path.app or "", [])
+            if path.stream is not None and path.stream not in streams:
+                streams.append(path.stream)
+        return merged
+
+    def arranged(self) -> tuple[Branch, ...]:
+        self._last_sorted = self.clock.monotonic()
+        return arrange(self.listing(), self.view, self.filter_text, self.sort_order)
+
+    def order_may_have_changed(self) -> bool:
+        return (self.sort_order is not SortOrder.NAME
+                and self.clock.monotonic() - self._last_sorted >= RESORT_SECONDS)
+
+    def children_of(self, path: NodePath) -> list[NodePath]:
+        def find(branches: Iterable[Branch]) -> list[NodePath] | None:
+            for branch in branches:
+                if branch.path == path:
+                    return [child.path for child in branch.children]
+                found = find(branch.children)
+                if found is not None:
+                    return found
+            return None
+
+        return find(arrange(self.listing(), self.view, "", self.sort_order)) or []
+
+    def choose(self, path: NodePath | None) -> None:
+        """The node the user looks at: polled first, every interval."""
+        if path != self._chosen and self.link is not None:
+            self._chosen = path
+            self.engine.select(path)
+
+    def engine_visible(self, paths: Iterable[NodePath]) -> None:
+        visible = tuple(paths)
+        if visible != self._visible and self.link is not None:
+            self._visible = visible
+            self.engine.set_visible(visible)
+
+    @property
+    def pending_selection(self) -> NodePath | None:
+        """The `--select` node, until it has been found in the tree."""
+        return self._pending_select
+
+    def drop_pending_selection(self) -> None:
+        """The user took over the cursor: `--select` no longer applies."""
+        self._pending_select = None
+
+    def try_pending_selection(self, tree: NodeTree) -> None:
+        """Honours `--select` once the node appears in the tree; says so once if it is not there."""
+        wanted = self._pending_select
+        if wanted is None:
+            return
+        if tree.select_path(wanted):
+            self._pending_select = None
+            return
+        waited = self.clock.monotonic() - self._linked_at
+        if (not self._told_missing and self.connection.status == "connected"
+                and waited >= self.settings.listing_interval):
+            self._told_missing = True
+            self.notify(f"{wanted} is not on the server (yet); it will be selected when it appears",
+                        severity="warning")
+
+    def empty_message(self) -> str:
+        connection = self.connection
+        if connection.status != "connected":
+            return "waiting for the server…"
+        if self.filter_text:
+            return f"nothing matches the filter {self.filter_text!r} (Esc clears it)"
+        return "no virtual hosts on this server yet" if not self.engine.tree() else "select a node"
+
+    def status_line(self, selected: NodePath | None) -> StatusLine:
+        now = self.clock.monotonic()
+        age = self.view(selected).age(now) if selected is not None and self.link is not None else None
+        return StatusLine(connection=self.connection, selected=str(selected) if selected else "",
+                          paused=self.engine.paused if self.link else False,
+                          interval=self.engine.interval if self.link else self.settings.interval,
+                          data_age=age, sort=self.sort_order.value, filter=self.filter_text)
+
+    def profile_names(self) -> list[str]:
+        try:
+            profiles = read_config_file(config_path(), lambda _message: None).get("profiles", {})
+        except ConfigError:
+            return []
+        return sorted(profiles) if isinstance(profiles, dict) else []
+
+    # View options -------------------------------------------------------------------------------
+
+    def watch_filter_text(self) -> None:
+        self._redraw(True, None)
+
+    def watch_sort_order(self) -> None:
+        self._redraw(True, None)
+
+    def cycle_sort(self) -> None:
+        self.sort_order = self.sort_order.next()
+        self.notify(f"sorted by {self.sort_order.value}", timeout=2)
+
+    def set_theme(self, name: str) -> None:
+        self.theme = name
+
+    # Actions ------------------------------------------------------------------------------------
+
+    def open_node(self, path: NodePath) -> None:
+        self.push_screen(NodeScreen(path))
+
+    def export_node(self, path: NodePath | None) -> None:
+        if path is None:
+            self.notify("select a node to export first", severity="warning")
+            return
+        view = self.view(path)
+        if not view.history:
+            self.notify(f"no history for {path} yet", severity="warning")
+            return
+        try:
+            paths = write_history(view, self._export_dir, self.clock.wall(), self.clock.monotonic())
+        except OSError as error:
+            self.notify(f"export failed: {error.strerror or error}", severity="error")
+            return
+        self.push_screen(ExportDone(str(path), paths))
+
+    def action_export(self) -> None:
+        screen = self.screen
+        self.export_node(getattr(screen, "selected", None))
+
+    def action_pause(self) -> None:
+        self.engine.paused = not self.engine.paused
+        self._redraw(False, frozenset())
+
+    def action_refresh(self) -> None:
+        self.engine.refresh_now()
+
+    def action_interval_longer(self) -> None:
+        self._step_interval(+1)
+
+    def action_interval_shorter(self) -> None:
+        self._step_interval(-1)
+
+    def _step_interval(self, direction: int) -> None:
+        current = self.engine.interval
+        if direction > 0:
+            steps = [s for s in INTERVAL_STEPS if s > current + 1e-9]
+            new = steps[0] if steps else current
+        else:
+            steps = [s for s in INTERVAL_STEPS if s < current - 1e-9]
+            new = steps[-1] if steps else current
+        self.engine.interval = new
+        self.notify(f"refresh every {new:g} s", timeout=2)
+        self._redraw(False, frozenset())
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(help_entries(self.screen)))
+
+    def action_connect(self) -> None:
+        self.push_screen(ConnectPrompt(self.settings.api_url), self._connect_entered)
+
+    def _connect_entered(self, answer: tuple[str, str | None] | None) -> None:
+        if answer is None:
+            return
+        url, token = answer
+        update: dict[str, object] = {"api_url": url}
+        if token:
+            update["token"] = SecretStr(token)
+        self.settings = self.settings.model_copy(update=update)
+        self._prompted_link = None
+        self._open_link()
+
+    def switch_profile(self, name: str) -> None:
+        try:
+            settings = load_settings(profile=name, warn=lambda message: self.notify(message, severity="warning"))
+        except (ConfigError, ValueError) as error:
+            self.notify(str(error), title="cannot switch profile", severity="error")
+            return
+        self.settings = settings
+        self.notify(f"profile {name}: {settings.api_url}")
+        self._open_link()
+
+
+def run_app(settings: Settings, *, select: str | None = None, connector: Connector | None = None,
+            clock: Clock | None = None) -> int:
+    """Run the console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]"."""
+    clock = clock or SystemClock()
+    path = NodePath.parse(select) if select else None
+    app = ConsoleApp(settings, connector or http_connector(clock), clock, select=path)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,76 @@
+"""A node's history as CSV and JSON files (the `e` key), with units in the column names.
+
+Pure file writing, no Textual: the screen only shows the paths this returns. Values the server did
+not report stay empty (CSV) or null (JSON), never 0.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
+from omeconsole.core.model import NodeView, Sample
+
+
+def export_directory() -> Path:
+    """`$XDG_DATA_HOME/omeconsole/exports` on Linux."""
+    return Path(platformdirs.user_data_dir("omeconsole")) / "exports"
+
+
+def _row(sample: Sample, wall_now: datetime, mono_now: float) -> dict[str, Any]:
+    stats = sample.stats
+    received = wall_now - timedelta(seconds=mono_now - sample.at)
+    row: dict[str, Any] = {
+        "received_at": received.isoformat(timespec="milliseconds"),
+        "server_last_updated": stats.last_updated.isoformat(timespec="milliseconds"),
+        "rate_in_bps": None if sample.rate_in_bps is None else round(sample.rate_in_bps),
+        "rate_out_bps": None if sample.rate_out_bps is None else round(sample.rate_out_bps),
+        "viewers": sample.viewers,
+        "total_bytes_in": stats.total_bytes_in,
+        "total_bytes_out": stats.total_bytes_out,
+        "total_connections": stats.total_connections,
+        "max_total_connections": stats.max_total_connections,
+    }
+    for protocol in PROVIDER_PROTOCOLS:
+        row[f"connections_in_{protocol}"] = (None if stats.connections_in is None
+                                             else stats.connections_in.get(protocol, 0))
+    for protocol in PUBLISHER_PROTOCOLS:
+        row[f"connections_out_{protocol}"] = stats.connections_out.get(protocol, 0)
+    return row
+
+
+def _file_stem(view: NodeView, wall_now: datetime) -> str:
+    parts = [p for p in (view.path.vhost, view.path.app, view.path.stream) if p is not None]
+    return "_".join(parts) + "-" + wall_now.strftime("%Y%m%dT%H%M%S")
+
+
+def write_history(view: NodeView, directory: Path, wall_now: datetime, mono_now: float) -> list[Path]:
+    """Writes `<path>-<time>.csv` and `.json`; returns both paths. OSError propagates to the caller."""
+    directory.mkdir(parents=True, exist_ok=True)
+    rows = [_row(s, wall_now, mono_now) for s in view.history]
+    stem = _file_stem(view, wall_now)
+    csv_path = directory / f"{stem}.csv"
+    json_path = directory / f"{stem}.json"
+    columns = list(_row(view.history[0], wall_now, mono_now)) if rows else ["received_at"]
+    with csv_path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    document = {
+        "path": str(view.path),
+        "level": view.path.level,
+        "state": view.state.value,
+        "exported_at": wall_now.isoformat(timespec="milliseconds"),
+        "units": {"rate_*": "bits per second, computed by the console from byte totals",
+                  "total_bytes_*": "bytes", "connections_*": "current connections"},
+        "samples": rows,
+    }
+    json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    return [csv_path, json_path]

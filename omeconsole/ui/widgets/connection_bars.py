@@ -1,0 +1,72 @@
+"""Connections per protocol as bars with their numbers: inbound (providers) or outbound (publishers).
+
+Protocols with connections get a bar each; the idle ones are named on one dim line, so the panel
+stays short and a missing bar still visibly means zero. When the server does not report a direction
+at all (v1 has no inbound counters) the panel says n/a instead of drawing zeros.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from omeconsole.ui import format as fmt
+
+_FULL = "█"
+_PARTIAL = " ▏▎▍▌▋▊▉"
+
+
+def bar(value: int, peak: int, width: int) -> str:
+    """A horizontal bar of `width` cells for value/peak, with eighth-cell resolution."""
+    if peak <= 0 or value <= 0 or width <= 0:
+        return ""
+    eighths = max(1, round(value / peak * width * 8))
+    full, rest = divmod(eighths, 8)
+    return _FULL * full + (_PARTIAL[rest] if rest else "")
+
+
+class ConnectionBars(Static):
+    """One line per protocol: `rtmp    ██████▌        12`."""
+
+    def __init__(self, title: str, protocols: Sequence[str], **options: Any) -> None:
+        super().__init__(**options)
+        self.border_title = title
+        self._protocols = tuple(protocols)
+        self._counts: Mapping[str, int] | None = None
+
+    def show(self, counts: Mapping[str, int] | None) -> None:
+        """None means the server does not report this direction."""
+        if counts == self._counts:
+            return
+        self._counts = dict(counts) if counts is not None else None
+        self.update(self._text())
+
+    def on_resize(self) -> None:
+        self.update(self._text())
+
+    def _text(self) -> Text:
+        if self._counts is None:
+            return Text(f"{fmt.NA} (not reported by this server)", style="dim")
+        names = list(self._protocols) + sorted(set(self._counts) - set(self._protocols))
+        active = [n for n in names if self._counts.get(n, 0) > 0]
+        idle = [n for n in names if self._counts.get(n, 0) <= 0]
+        text = Text()
+        if active:
+            label_width = max(len(n) for n in active)
+            number_width = max(len(fmt.count(self._counts[n])) for n in active)
+            bar_width = max(0, self.content_size.width - label_width - number_width - 2)
+            peak = max(self._counts[n] for n in active)
+            colour = self.app.theme_variables.get("meter", "")
+            for name in active:
+                value = self._counts[name]
+                text.append(f"{name:<{label_width}} ")
+                text.append(bar(value, peak, bar_width).ljust(bar_width), style=colour)
+                text.append(f" {fmt.count(value):>{number_width}}\n", style="bold")
+        if idle:
+            wide = self.content_size.width >= 40
+            text.append(f"0: {', '.join(idle)}" if wide else f"{len(idle)} more at 0", style="dim")
+        text.rstrip()
+        return text

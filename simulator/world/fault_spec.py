@@ -1,0 +1,208 @@
+"""The fault SPEC: one short string (or a scenario's `[faults]` table) saying what goes wrong and when.
+
+    latency=200ms,5xx=0.1,reset=0.05,stall=0.02:30s,html=0.05,truncate=0.05,types=0.05,
+    restart=every:120s,vanish=every:60s:for:20s
+
+Parsing is pure and strict: a typo must fail loudly at start, not silently inject nothing.
+The README's "Fault injection" section is the user-facing description of this grammar.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+HTTP_SHARE_KINDS = ("reset", "stall", "5xx", "html", "truncate", "types")
+"""Per-request faults drawn with one random number, in this order (their shares must add up to at most 1)."""
+
+KNOWN_KEYS = ("latency", *HTTP_SHARE_KINDS, "restart", "vanish", "during", "paths")
+DEFAULT_STALL_MS = 30_000
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)$")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
+
+
+class FaultSpecError(ValueError):
+    """A SPEC that cannot be used; the message names the item and shows a correct form."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When a world fault happens, in milliseconds of world time since the world started."""
+
+    kind: Literal["every", "at"]
+    time_ms: int
+    """The period (`every`) or the single moment (`at`)."""
+
+
+@dataclass(frozen=True)
+class VanishSpec:
+    schedule: Schedule
+    away_ms: int
+    share: float = 1.0
+    """Share of the live streams that vanish each time (at least one while any is live)."""
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    latency_ms: tuple[int, int] = (0, 0)
+    """Added to every request: a fixed delay, or a uniform range."""
+    shares: dict[str, float] = field(default_factory=dict)
+    """Share of requests hit by each per-request fault (keys from HTTP_SHARE_KINDS)."""
+    stall_ms: int = DEFAULT_STALL_MS
+    restart: Schedule | None = None
+    vanish: VanishSpec | None = None
+    during_ms: tuple[int, int | None] = (0, None)
+    """World-time window (since start) in which the HTTP faults are active; None = open-ended."""
+    paths: tuple[str, ...] = ()
+    """Path prefixes the HTTP faults apply to; empty = every path."""
+
+    @property
+    def has_http_faults(self) -> bool:
+        return self.latency_ms != (0, 0) or any(v > 0 for v in self.shares.values())
+
+    @property
+    def has_world_faults(self) -> bool:
+        return self.restart is not None or self.vanish is not None
+
+    @property
+    def empty(self) -> bool:
+        return not self.has_http_faults and not self.has_world_faults
+
+
+def parse_fault_spec(text: str) -> FaultSpec:
+    """`key=value,key=value`; an empty string is no faults."""
+    return fault_spec_from_items(_items(text))
+
+
+def fault_spec_from_table(table: dict[str, Any], overrides: str = "") -> FaultSpec:
+    """A scenario's `[faults]` table (values as in the SPEC, numbers allowed), then a SPEC string over it."""
+    items: dict[str, str] = {}
+    for key, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise FaultSpecError(f"[faults] {key}: use a string or a number, e.g. {key} = \"...\"")
+        items[key.lower()] = str(value)
+    items.update(_items(overrides))
+    return fault_spec_from_items(items)
+
+
+def _items(text: str) -> dict[str, str]:
+    items: dict[str, str] = {}
+    for raw in text.split(","):
+        item = raw.strip()
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not sep or not value:
+            raise FaultSpecError(f"faults: {item!r} needs a value, e.g. 5xx=0.1 or latency=200ms")
+        if key in items:
+            raise FaultSpecError(f"faults: {key} is given twice")
+        items[key] = value
+    return items
+
+
+def fault_spec_from_items(items: dict[str, str]) -> FaultSpec:
+    unknown = [k for k in items if k not in KNOWN_KEYS]
+    if unknown:
+        raise FaultSpecError(f"faults: unknown fault {unknown[0]!r} (known: {', '.join(KNOWN_KEYS)})")
+    shares: dict[str, float] = {}
+    stall_ms = DEFAULT_STALL_MS
+    for kind in HTTP_SHARE_KINDS:
+        if kind not in items:
+            continue
+        value = items[kind]
+        if kind == "stall":
+            share_text, _, duration_text = value.partition(":")
+            if duration_text:
+                stall_ms = parse_duration(duration_text, "stall")
+            shares[kind] = parse_share(share_text, kind)
+        else:
+            shares[kind] = parse_share(value, kind)
+    total = sum(shares.values())
+    if total > 1 + 1e-9:
+        raise FaultSpecError(
+            f"faults: the shares of {', '.join(k for k in HTTP_SHARE_KINDS if k in shares)} add up to "
+            f"{total:g}, more than 1"
+        )
+    return FaultSpec(
+        latency_ms=_range(items["latency"], "latency") if "latency" in items else (0, 0),
+        shares=shares,
+        stall_ms=stall_ms,
+        restart=_schedule(items["restart"], "restart") if "restart" in items else None,
+        vanish=_vanish(items["vanish"]) if "vanish" in items else None,
+        during_ms=_window(items["during"]) if "during" in items else (0, None),
+        paths=_paths(items["paths"]) if "paths" in items else (),
+    )
+
+
+def parse_duration(text: str, key: str) -> int:
+    """Milliseconds from `200ms`, `1.5s`, `2m`, `1h`."""
+    match = _DURATION.fullmatch(text.strip())
+    if not match:
+        raise FaultSpecError(f"faults: {key}: {text!r} is not a duration (use e.g. 200ms, 1.5s, 2m)")
+    return round(float(match.group(1)) * _UNIT_MS[match.group(2)])
+
+
+def parse_share(text: str, key: str) -> float:
+    """A share of requests: `0.1` or `10%`."""
+    text = text.strip()
+    try:
+        share = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise FaultSpecError(f"faults: {key}: {text!r} is not a share (use e.g. 0.1 or 10%)") from None
+    if not 0 <= share <= 1:
+        raise FaultSpecError(f"faults: {key}: {text!r} must be between 0 and 1 (or 0% and 100%)")
+    return share
+
+
+def _range(text: str, key: str) -> tuple[int, int]:
+    low, sep, high = text.partition("..")
+    low_ms = parse_duration(low, key)
+    high_ms = parse_duration(high, key) if sep else low_ms
+    if high_ms < low_ms:
+        raise FaultSpecError(f"faults: {key}: {text!r} goes backwards (use e.g. 100ms..300ms)")
+    return low_ms, high_ms
+
+
+def _schedule(text: str, key: str) -> Schedule:
+    kind, _, when = text.partition(":")
+    if kind not in ("every", "at") or not when:
+        raise FaultSpecError(f"faults: {key}: {text!r} must be every:DURATION or at:DURATION (e.g. every:120s)")
+    time_ms = parse_duration(when, key)
+    if kind == "every" and time_ms < 1000:
+        raise FaultSpecError(f"faults: {key}: a period under 1s would never let the world settle")
+    return Schedule("every" if kind == "every" else "at", time_ms)
+
+
+def _vanish(text: str) -> VanishSpec:
+    parts = text.split(":")
+    usage = "vanish: use every:DURATION:for:DURATION[:share:SHARE], e.g. every:60s:for:20s"
+    if len(parts) not in (4, 6) or parts[2] != "for" or (len(parts) == 6 and parts[4] != "share"):
+        raise FaultSpecError(f"faults: {usage}, not {text!r}")
+    schedule = _schedule(":".join(parts[:2]), "vanish")
+    away_ms = parse_duration(parts[3], "vanish")
+    if schedule.kind == "every" and away_ms >= schedule.time_ms:
+        raise FaultSpecError(f"faults: vanish: streams must be back ({parts[3]}) before the next time ({parts[1]})")
+    share = parse_share(parts[5], "vanish share") if len(parts) == 6 else 1.0
+    return VanishSpec(schedule, away_ms, share)
+
+
+def _window(text: str) -> tuple[int, int | None]:
+    start, sep, end = text.partition("..")
+    if not sep:
+        raise FaultSpecError(f"faults: during: {text!r} must be START..END or START.. (e.g. 30s..90s)")
+    start_ms = parse_duration(start, "during") if start.strip() else 0
+    end_ms = parse_duration(end, "during") if end.strip() else None
+    if end_ms is not None and end_ms <= start_ms:
+        raise FaultSpecError(f"faults: during: {text!r} ends before it starts")
+    return start_ms, end_ms
+
+
+def _paths(text: str) -> tuple[str, ...]:
+    prefixes = tuple(p.strip() for p in text.split("|") if p.strip())
+    bad = [p for p in prefixes if not p.startswith("/")]
+    if not prefixes or bad:
+        raise FaultSpecError(f"faults: paths: {text!r} must be path prefixes joined by | (e.g. /v2/stats|/v1/vhosts)")
+    return prefixes

@@ -1,0 +1,133 @@
+"""A tiny in-memory OME for engine tests, served through httpx.MockTransport on the test's FakeClock.
+
+It can be made to do what the real simulator will not on demand: list 10,000 streams without
+start-up cost, restart a stream's counters, drop a stream, or stop answering altogether. Every
+request is logged with the fake time it arrived, so tests can check the request budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import httpx
+
+from omeconsole.api.client import OmeClient
+from omeconsole.core.clock import FakeClock
+
+IN_BYTES_PER_S = 500_000  # 4 Mbit/s of ingest per stream
+OUT_BYTES_PER_S = 2_000_000  # 16 Mbit/s to viewers
+
+
+def _iso(value: datetime) -> str:
+    return value.isoformat(timespec="milliseconds")
+
+
+@dataclass
+class FakeOme:
+    clock: FakeClock
+    vhosts: int = 4
+    apps_per_vhost: int = 25
+    streams_per_app: int = 100
+    token: str = "fake-token"
+    down: bool = False
+    requests: list[tuple[float, str]] = field(default_factory=list)
+    started: dict[tuple[str, str, str], float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.tree: dict[str, dict[str, list[str]]] = {
+            f"vh{v}": {f"app{a}": [f"s{s}" for s in range(self.streams_per_app)] for a in range(self.apps_per_vhost)}
+            for v in range(self.vhosts)
+        }
+        self._boot = self.clock.monotonic()
+
+    def client(self, timeout: float = 5.0) -> OmeClient:
+        return OmeClient("http://fake-ome:8081", self.token, transport=httpx.MockTransport(self.handle),
+                         timeout=timeout)
+
+    def restart(self, vhost: str, app: str, stream: str) -> None:
+        """The stream's input reconnects: new createdTime, byte counters back to zero."""
+        self.started[(vhost, app, stream)] = self.clock.monotonic()
+
+    def remove(self, vhost: str, app: str, stream: str) -> None:
+        self.tree[vhost][app].remove(stream)
+
+    def count(self, since: float = float("-inf"), until: float = float("inf"), prefix: str = "/") -> int:
+        return sum(1 for at, path in self.requests if since <= at < until and path.startswith(prefix))
+
+    def _wall(self, monotonic: float) -> datetime:
+        return self.clock.wall() - timedelta(seconds=self.clock.monotonic() - monotonic)
+
+    def _record(self, start: float, streams: int) -> dict[str, object]:
+        now = self.clock.monotonic()
+        alive = now - start
+        bytes_in, bytes_out = int(alive * IN_BYTES_PER_S * streams), int(alive * OUT_BYTES_PER_S * streams)
+        created, updated = _iso(self._wall(start)), _iso(self._wall(now))
+        return {
+            "createdTime": created, "lastUpdatedTime": updated,
+            "providers": {"avgThroughputIn": IN_BYTES_PER_S * 8, "connections": {"rtmp": 1},
+                          "lastRecvTime": updated, "lastThroughputIn": IN_BYTES_PER_S,
+                          "maxThroughputIn": IN_BYTES_PER_S * 8, "totalBytesIn": bytes_in},
+            "publishers": {"avgThroughputOut": OUT_BYTES_PER_S * 8, "connections": {"llhls": 5},
+                           "lastSentTime": updated, "lastThroughputOut": OUT_BYTES_PER_S,
+                           "maxThroughputOut": OUT_BYTES_PER_S * 8, "maxTotalConnectionTime": created,
+                           "maxTotalConnections": 5, "totalBytesOut": bytes_out, "totalConnections": 5},
+        }
+
+    @staticmethod
+    def _ok(response: object) -> httpx.Response:
+        return httpx.Response(200, json={"message": "OK", "response": response, "statusCode": 200})
+
+    @staticmethod
+    def _missing(text: str) -> httpx.Response:
+        return httpx.Response(404, json={"message": f"[HTTP] {text} (404)", "statusCode": 404})
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        self.requests.append((self.clock.monotonic(), path))
+        if self.down:
+            raise httpx.ConnectError("connection refused")
+        parts = path.strip("/").split("/")
+        if parts == ["v1", "version"]:
+            return self._ok({"gitVersion": "v0.20.5.0-1", "version": "0.20.5.0-1"})
+        if parts[:3] == ["v2", "stats", "current"]:
+            return self._stats(parts[3:])
+        if parts[:2] == ["v1", "vhosts"]:
+            return self._listing(parts[2:])
+        return self._missing("Controller not found")
+
+    def _listing(self, rest: list[str]) -> httpx.Response:
+        if not rest:
+            return self._ok(list(self.tree))
+        vhost = self.tree.get(rest[0])
+        if vhost is None:
+            return self._missing(f"Could not find the virtual host: [{rest[0]}]")
+        if rest[1:] == ["apps"]:
+            return self._ok(list(vhost))
+        if len(rest) == 4 and rest[1] == "apps" and rest[3] == "streams":
+            if rest[2] not in vhost:
+                return self._missing(f"Could not find the application: [{rest[0]}/{rest[2]}]")
+            return self._ok(list(vhost[rest[2]]))
+        if len(rest) == 5 and rest[1] == "apps" and rest[3] == "streams":
+            if rest[2] not in vhost or rest[4] not in vhost[rest[2]]:
+                return self._missing(f"Could not find the stream: [{rest[0]}/{rest[2]}/{rest[4]}]")
+            created = _iso(self._wall(self.started.get((rest[0], rest[2], rest[4]), self._boot)))
+            return self._ok({"name": rest[4], "input": {"createdTime": created, "sourceType": "Rtmp", "tracks": [
+                {"id": 0, "type": "Video", "video": {"codec": "H264", "width": 1280, "height": 720,
+                                                    "framerate": 30.0, "bitrate": 4000000}}]}})
+        return self._missing("Controller not found")
+
+    def _stats(self, rest: list[str]) -> httpx.Response:
+        names = rest[1::2]
+        vhost = self.tree.get(names[0]) if names else None
+        if vhost is None:
+            return self._missing(f"Could not find the virtual host: [{'/'.join(names[:1])}]")
+        if len(names) == 1:
+            return self._ok(self._record(self._boot, sum(len(s) for s in vhost.values())))
+        if names[1] not in vhost:
+            return self._missing(f"Could not find the application: [{names[0]}/{names[1]}]")
+        if len(names) == 2:
+            return self._ok(self._record(self._boot, len(vhost[names[1]])))
+        if names[2] not in vhost[names[1]]:
+            return self._missing(f"Could not find the stream: [{'/'.join(names)}]")
+        return self._ok(self._record(self.started.get((names[0], names[1], names[2]), self._boot), 1))

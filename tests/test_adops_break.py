@@ -1,0 +1,88 @@
+"""The ad-break state machine: what the operator sees through a break, driven by sends and sightings."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from omeconsole.core.ad_break import OUTCOME_UNKNOWN, AdBreak, BreakState
+from omeconsole.core.clock import FakeClock
+from omeconsole.core.playlist_watcher import Sighting
+
+
+def test_whole_break_confirmed_by_the_playlist_counts_down_and_ends_by_itself() -> None:
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    assert ad_break.view().state is BreakState.IDLE
+    assert ad_break.try_begin("cue-out") is None
+    assert ad_break.view().state is BreakState.SENT
+    ad_break.send_accepted("cue-out", planned_s=30.0)
+    assert ad_break.view().state is BreakState.SCHEDULED
+    splice = clock.wall() + timedelta(seconds=1.5)
+    ad_break.on_sighting(Sighting("cue-out", "id1", 0.5, "seen in playlist after 0.5 s", splice_wall=splice))
+    view = ad_break.view()
+    assert view.state is BreakState.SCHEDULED and view.splice_wall == splice and view.from_playlist
+    clock.advance(1.5)
+    view = ad_break.view()
+    assert view.state is BreakState.ON_AIR and view.remaining_s == 30.0
+    clock.advance(20)
+    assert ad_break.view().remaining_s == 10.0
+    clock.advance(10)
+    view = ad_break.view()
+    assert view.state is BreakState.ENDED and "ended by itself after 30 s" in view.message
+    assert view.confirmations == ("cue-out: seen in playlist after 0.5 s",)
+
+
+def test_cue_in_seen_ends_the_break_early() -> None:
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    ad_break.try_begin("cue-out")
+    ad_break.send_accepted("cue-out", planned_s=60.0)
+    ad_break.on_sighting(Sighting("cue-out", "a", 1.0, "seen", splice_wall=clock.wall()))
+    clock.advance(5)
+    assert ad_break.view().state is BreakState.ON_AIR
+    assert ad_break.try_begin("cue-in") is None
+    ad_break.send_accepted("cue-in")
+    assert ad_break.view().state is BreakState.ON_AIR  # not over until players see the CUE-IN
+    ad_break.on_sighting(Sighting("cue-in", "b", 0.7, "seen in playlist after 0.7 s"))
+    assert ad_break.view().state is BreakState.ENDED
+
+
+def test_second_press_while_in_flight_is_refused_with_a_reason() -> None:
+    ad_break = AdBreak(FakeClock())
+    assert ad_break.try_begin("cue-out") is None
+    refusal = ad_break.try_begin("cue-out")
+    assert refusal is not None and "still being sent" in refusal
+    assert ad_break.try_begin("id3") is not None
+    ad_break.send_accepted("cue-out", planned_s=30)
+    assert ad_break.try_begin("id3") is None
+
+
+def test_timeout_is_outcome_unknown_until_the_playlist_tells() -> None:
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    ad_break.try_begin("cue-out")
+    ad_break.send_unknown("cue-out")
+    view = ad_break.view()
+    assert view.state is BreakState.UNKNOWN and OUTCOME_UNKNOWN in view.message and view.in_flight is None
+    ad_break.on_sighting(Sighting("cue-out", "a", 2.0, "seen", splice_wall=clock.wall()))
+    assert ad_break.view().state is BreakState.ON_AIR
+
+
+def test_without_a_playlist_the_api_answer_alone_drives_the_break() -> None:
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    ad_break.playlist_status(False)
+    ad_break.try_begin("cue-out")
+    ad_break.send_accepted("cue-out", planned_s=15)
+    view = ad_break.view()
+    assert view.state is BreakState.ON_AIR and not view.from_playlist and "API answer only" in view.message
+    clock.advance(15)
+    assert ad_break.view().state is BreakState.ENDED
+
+
+def test_refused_cue_out_is_failed_with_the_server_message() -> None:
+    ad_break = AdBreak(FakeClock())
+    ad_break.try_begin("cue-out")
+    ad_break.send_failed("cue-out", "[HTTP] duration must be ... (400)")
+    view = ad_break.view()
+    assert view.state is BreakState.FAILED and "(400)" in view.message and view.in_flight is None

@@ -1,0 +1,94 @@
+"""`omeconsole cue-out|cue-in|id3 --wait-confirm` end to end: two real processes on free ports."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TOKEN = "cli-wait-token"
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="module")
+def simulator() -> Iterator[tuple[str, str]]:
+    process = subprocess.Popen(
+        [str(BIN / "ome-simulator"), "--api-port", "0", "--publisher-port", "0", "--access-token", TOKEN,
+         "--seed", "3"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        urls: dict[str, str] = {}
+        assert process.stdout is not None
+        for line in process.stdout:
+            match = re.match(r"\s+(management API|LL-HLS / HLS)\s+(http://\S+)", line)
+            if match:
+                urls[match[1]] = match[2]
+            if len(urls) == 2:
+                break
+        assert len(urls) == 2, "the simulator did not print its URLs"
+        yield urls["management API"], urls["LL-HLS / HLS"]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _run(simulator: tuple[str, str], tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    api, publisher = simulator
+    env = {**os.environ, "OMECONSOLE_AUDIT_LOG": str(tmp_path / "audit.jsonl"),
+           "OMECONSOLE_CONFIG": str(tmp_path / "absent.toml"), "OME_ACCESS_TOKEN": TOKEN,
+           "OME_API_URL": api, "OME_PUBLISHER_URL": publisher}
+    return subprocess.run([str(BIN / "omeconsole"), *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def _audit(tmp_path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+
+
+def test_cue_out_then_cue_in_are_confirmed_with_their_delay(simulator, tmp_path: Path) -> None:
+    out = _run(simulator, tmp_path, "cue-out", "default/app/news", "--duration", "30", "--wait-confirm",
+               "--confirm-timeout", "20")
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^seen in playlist after \d+\.\d s$", out.stdout, re.MULTILINE), out.stdout
+    cue_in = _run(simulator, tmp_path, "cue-in", "default/app/news", "--wait-confirm", "--confirm-timeout", "20",
+                  "--json")
+    assert cue_in.returncode == 0, cue_in.stderr
+    confirmation = json.loads(cue_in.stdout.splitlines()[-1])
+    assert confirmation["confirmed"] is True
+    assert confirmation["line"] == "#EXT-X-CUE-IN" or str(confirmation["line"]).startswith("#EXT-X-DATERANGE")
+    lines = _audit(tmp_path)
+    assert [line["type"] for line in lines] == ["send", "confirmation", "send", "confirmation"]
+    assert lines[1]["send_id"] == lines[0]["id"] and lines[3]["send_id"] == lines[2]["id"]
+    assert isinstance(lines[1]["seen_after_s"], float)
+    assert TOKEN not in (tmp_path / "audit.jsonl").read_text()
+
+
+def test_cue_the_server_accepts_but_never_writes_exits_non_zero(simulator, tmp_path: Path) -> None:
+    # The first marker must be an out: a lone cue-in is answered 200 and never written (DECISIONS).
+    result = _run(simulator, tmp_path, "cue-in", "default/app/sports", "--wait-confirm", "--confirm-timeout", "3")
+    assert result.returncode == 5
+    assert "cue-in in the playlist not seen within 3 s" in result.stderr
+    assert "HTTP 200" in result.stdout
+    send, confirmation = _audit(tmp_path)
+    assert send["status"] == 200 and confirmation["seen_after_s"] is None
+
+
+def test_id3_is_confirmed_from_the_media(simulator, tmp_path: Path) -> None:
+    result = _run(simulator, tmp_path, "id3", "default/app/stream", "--frame", "TXXX", "--info", "adId",
+                  "--data", "cli-spot", "--frame", "TIT2", "--data", "Title", "--event-type", "video",
+                  "--wait-confirm", "--confirm-timeout", "20")
+    assert result.returncode == 0, result.stderr
+    assert "ID3 seen in the media after" in result.stdout
+
+
+def test_read_only_flag_sends_nothing(simulator, tmp_path: Path) -> None:
+    result = _run(simulator, tmp_path, "cue-out", "default/app/backup", "--duration", "30", "--read-only")
+    assert result.returncode == 1
+    assert "read-only mode" in result.stderr and "nothing is sent" in result.stderr
+    assert not (tmp_path / "audit.jsonl").exists()

@@ -1,0 +1,179 @@
+"""The command line through its real entry point, against `ome-simulator` processes on free ports."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BIN = Path(sys.executable).parent
+TOKEN = "cli-test-token"
+
+
+def start_simulator(edition: str) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [str(BIN / "ome-simulator"), "--api-port", "0", "--publisher-port", "0", "--edition", edition,
+         "--access-token", TOKEN, "--seed", "5"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert process.stdout is not None
+    deadline = time.monotonic() + 60
+    seen = []
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        found = re.search(r"management API\s+(http://\S+)", line)
+        if found:
+            return process, found.group(1)
+    process.kill()
+    raise AssertionError(f"the simulator did not start: {''.join(seen)}")
+
+
+@pytest.fixture(scope="module")
+def enterprise() -> Iterator[str]:
+    process, url = start_simulator("enterprise")
+    yield url
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def oss() -> Iterator[str]:
+    process, url = start_simulator("oss")
+    yield url
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture
+def audit_path(tmp_path: Path) -> Path:
+    return tmp_path / "audit.jsonl"
+
+
+def run(*args: str, url: str | None = None, token: str | None = TOKEN, audit: Path | None = None,
+        stdin: str | None = None, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OME_", "OMECONSOLE_"))}
+    env["OMECONSOLE_CONFIG"] = "/nonexistent/omeconsole-test/config.toml"
+    env["OMECONSOLE_AUDIT_LOG"] = str(audit or "/nonexistent/audit.jsonl")
+    if url:
+        env["OME_API_URL"] = url
+    if token:
+        env["OME_ACCESS_TOKEN"] = token
+    env.update(extra_env or {})
+    return subprocess.run([str(BIN / "omeconsole"), *args], capture_output=True, text=True, env=env,
+                          input=stdin, timeout=60, check=False)
+
+
+def run_all(*calls: tuple[tuple[str, ...], dict[str, Any]]) -> list[subprocess.CompletedProcess[str]]:
+    """Independent invocations side by side (each is a separate process: startup dominates)."""
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(lambda call: run(*call[0], **call[1]), calls))
+
+
+def test_ls_walks_the_tree(enterprise: str) -> None:
+    vhosts, apps, streams = run_all((("ls",), {"url": enterprise}),
+                                    (("ls", "default", "--json"), {"url": enterprise}),
+                                    (("ls", "default/app"), {"url": enterprise}))
+    assert vhosts.returncode == 0 and vhosts.stdout.split() == ["default"]
+    assert json.loads(apps.stdout) == ["default/app", "default/live"]
+    assert "default/app/stream" in streams.stdout.split()
+
+
+def test_stats_human_json_and_watch(enterprise: str) -> None:
+    human, machine_run, watch = run_all(
+        (("stats", "default/app/stream"), {"url": enterprise}),
+        (("stats", "default/app", "--json"), {"url": enterprise}),
+        (("stats", "default/app/stream", "--watch", "--count", "2", "--interval", "1.2", "--json"),
+         {"url": enterprise}))
+    assert human.returncode == 0
+    assert "default/app/stream  (enterprise, v2 statistics)" in human.stdout and "viewers" in human.stdout
+    machine = json.loads(machine_run.stdout)
+    assert machine["total_bytes_in"] > 0 and isinstance(machine["connections_in"], dict)
+    lines = [json.loads(line) for line in watch.stdout.splitlines()]
+    assert watch.returncode == 0 and len(lines) == 2
+    assert lines[0]["rate_in_bps"] is None and lines[1]["rate_in_bps"] > 0
+
+
+def test_info_shows_tracks(enterprise: str) -> None:
+    info = run("info", "default/app/stream", url=enterprise)
+    assert info.returncode == 0 and "H264" in info.stdout and "1920x1080" in info.stdout
+
+
+def test_sends_succeed_and_are_audited_without_the_token(enterprise: str, audit_path: Path) -> None:
+    out = run("cue-out", "default/app/stream", "--duration", "30", url=enterprise, audit=audit_path)
+    assert out.returncode == 0, out.stderr
+    assert "cue-out sent to default/app/stream: HTTP 200 OK" in out.stdout
+    back = run("cue-in", "default/app/stream", url=enterprise, audit=audit_path)
+    assert back.returncode == 0
+    tag = run("id3", "default/app/stream", "--frame", "TXXX", "--info", "k", "--data", "v",
+              "--frame", "TIT2", "--data", "Title", "--event-type", "video", url=enterprise, audit=audit_path)
+    assert tag.returncode == 0, tag.stderr
+    text = audit_path.read_text()
+    assert TOKEN not in text
+    records = [json.loads(line) for line in text.splitlines()]
+    assert [r["action"] for r in records] == ["cue-out", "cue-in", "id3"]
+    assert records[0]["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}
+    assert records[2]["body"] == [{"eventFormat": "id3v2", "eventType": "video", "events": [
+        {"frameType": "TXXX", "info": "k", "data": "v"}, {"frameType": "TIT2", "data": "Title"}]}]
+    assert all(r["status"] == 200 and r["vhost"] == "default" for r in records)
+
+
+def test_send_events_from_a_file_and_a_refused_one(enterprise: str, audit_path: Path, tmp_path: Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps([{"eventFormat": "id3v2", "events": [{"frameType": "TIT2", "data": "x"}]}]))
+    sent = run("send-events", "default/app/stream", "--file", str(good), url=enterprise, audit=audit_path)
+    assert sent.returncode == 0, sent.stderr
+    refused = run("send-events", "default/app/stream", "--file", "-", url=enterprise, audit=audit_path,
+                  stdin=json.dumps({"eventFormat": "bogus", "events": [{}]}))
+    assert refused.returncode == 1
+    assert "eventFormat is not supported: [bogus]" in refused.stderr
+    records = [json.loads(line) for line in audit_path.read_text().splitlines()]
+    assert records[-1]["status"] == 400 and records[-1]["body"] == [{"eventFormat": "bogus", "events": [{}]}]
+
+
+def test_failures_have_their_exit_status_and_the_servers_message(enterprise: str) -> None:
+    missing, wrong, down, no_token, bad_path, orphan = run_all(
+        (("stats", "default/app/nope"), {"url": enterprise}),
+        (("ls",), {"url": enterprise, "token": "not-the-token"}),
+        (("ls",), {"url": "http://127.0.0.1:9"}),
+        (("ls",), {"url": enterprise, "token": None}),
+        (("stats", "default//x"), {"url": enterprise}),
+        (("id3", "default/app/stream", "--data", "x"), {"url": enterprise}),
+    )
+    assert missing.returncode == 1
+    assert "Could not find the stream: [default/app/nope]" in missing.stderr
+    assert wrong.returncode == 1 and "Invalid credential" in wrong.stderr and "not-the-token" not in wrong.stderr
+    assert down.returncode == 3 and "cannot connect" in down.stderr
+    assert no_token.returncode == 2 and "no access token" in no_token.stderr
+    assert bad_path.returncode == 2 and "vhost[/app[/stream]]" in bad_path.stderr
+    assert orphan.returncode == 2 and "must follow a --frame" in orphan.stderr
+
+
+def test_global_options_work_after_the_subcommand(enterprise: str) -> None:
+    result = run("ls", "--api-url", enterprise, "--token", TOKEN, url=None, token=None)
+    assert result.returncode == 0 and result.stdout.split() == ["default"]
+
+
+def test_open_source_server_says_plainly_it_cannot_take_cues(oss: str, audit_path: Path) -> None:
+    refused = run("cue-out", "default/app/stream", "--duration", "30", url=oss, audit=audit_path)
+    assert refused.returncode == 1
+    assert "cannot take cue events" in refused.stderr
+    stats = json.loads(run("stats", "default/app/stream", "--json", url=oss).stdout)
+    assert stats["connections_in"] is None  # unknown on v1, not zero
+    tag = run("id3", "default/app/stream", "--frame", "TIT2", "--data", "t", url=oss, audit=audit_path)
+    assert tag.returncode == 0 and "#0: HTTP 200 OK" in tag.stdout
+
+
+def test_config_path_prints_where_it_looks(tmp_path: Path) -> None:
+    result = run("config", "path", extra_env={"OMECONSOLE_CONFIG": str(tmp_path / "c.toml")})
+    assert result.returncode == 0 and result.stdout.strip() == str(tmp_path / "c.toml")

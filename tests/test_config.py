@@ -1,0 +1,146 @@
+"""Settings: flags > environment > profile > file defaults; token sources; warnings; clear errors."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from omeconsole.core.config import ConfigError, config_path, load_settings
+
+CONFIG = """
+interval = 2.0
+profile = "staging"
+token = "top-level-token"
+
+[confirm]
+cue_out = false
+
+[profiles.staging]
+api_url = "https://staging.example:8082"
+publisher_url = "https://staging.example:3334"
+
+[profiles.prod]
+api_url = "https://prod.example:8082"
+token_file = "{token_file}"
+request_budget = 5
+
+[profiles.cmd]
+api_url = "https://cmd.example:8082"
+token_command = ["{python}", "-c", "print('token-from-command')"]
+"""
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    token_file = tmp_path / "prod.token"
+    token_file.write_text("token-from-file\n")
+    token_file.chmod(0o600)
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG.format(token_file=token_file, python=sys.executable))
+    path.chmod(0o600)
+    return path
+
+
+def load(path: Path, flags: dict[str, object] | None = None, env: dict[str, str] | None = None,
+         warnings: list[str] | None = None, profile: str | None = None):  # type: ignore[no-untyped-def]
+    sink = warnings if warnings is not None else []
+    return load_settings(flags, profile=profile, environ=env or {}, path=path, warn=sink.append)
+
+
+def test_defaults_without_a_file(tmp_path: Path) -> None:
+    settings = load(tmp_path / "missing.toml")
+    assert settings.api_url == "http://127.0.0.1:8081"
+    assert settings.token is None and settings.interval == 1.0 and settings.request_budget == 20.0
+    assert settings.confirm.cue_out is True
+
+
+def test_default_profile_and_file_defaults(config_file: Path) -> None:
+    settings = load(config_file)
+    assert settings.profile == "staging"
+    assert settings.api_url == "https://staging.example:8082"
+    assert settings.publisher_url == "https://staging.example:3334"
+    assert settings.interval == 2.0 and settings.confirm.cue_out is False
+    assert settings.token_value() == "top-level-token"
+
+
+def test_profile_token_file_and_command(config_file: Path) -> None:
+    prod = load(config_file, profile="prod")
+    assert prod.token_value() == "token-from-file" and prod.request_budget == 5
+    cmd = load(config_file, {"profile": "cmd"})
+    assert cmd.token_value() == "token-from-command" and cmd.api_url == "https://cmd.example:8082"
+
+
+def test_flags_beat_environment_beat_file(config_file: Path) -> None:
+    env = {"OME_API_URL": "http://env:8081", "OME_ACCESS_TOKEN": "env-token", "OME_PUBLISHER_URL": "http://env:3333"}
+    from_env = load(config_file, env=env)
+    assert (from_env.api_url, from_env.token_value(), from_env.publisher_url) == \
+        ("http://env:8081", "env-token", "http://env:3333")
+    from_flags = load(config_file, {"api_url": "http://flag:1", "token": "flag-token", "insecure": True}, env=env)
+    assert (from_flags.api_url, from_flags.token_value(), from_flags.insecure) == ("http://flag:1", "flag-token", True)
+
+
+def test_unknown_profile_lists_the_known_ones(config_file: Path) -> None:
+    with pytest.raises(ConfigError, match=r"no profile named 'nope'.*cmd, prod, staging"):
+        load(config_file, profile="nope")
+
+
+def test_a_file_readable_by_others_is_warned_about(config_file: Path) -> None:
+    config_file.chmod(0o644)
+    warnings: list[str] = []
+    load(config_file, warnings=warnings)
+    assert any("readable by other users" in w and "chmod 600" in w for w in warnings)
+    config_file.chmod(0o600)
+    quiet: list[str] = []
+    load(config_file, warnings=quiet)
+    assert quiet == []
+
+
+def test_bad_toml_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("interval = = 2\n")
+    path.chmod(0o600)
+    with pytest.raises(ConfigError, match=r"config\.toml: not valid TOML"):
+        load(path)
+
+
+def test_invalid_values_are_explained_without_echoing_the_token(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('interval = -1\nrequest_budget = "lots"\n')
+    path.chmod(0o600)
+    with pytest.raises(ConfigError) as caught:
+        load(path, {"token": "super-secret-value"})
+    assert "interval" in str(caught.value) and "request_budget" in str(caught.value)
+    assert "super-secret-value" not in str(caught.value)
+
+
+def test_a_failing_token_command_does_not_leak_its_output(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(f'token_command = ["{sys.executable}", "-c", "print(\'leaky\'); raise SystemExit(3)"]\n')
+    path.chmod(0o600)
+    with pytest.raises(ConfigError, match="exit status 3") as caught:
+        load(path)
+    assert "leaky" not in str(caught.value)
+
+
+def test_unknown_keys_are_warned_and_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("intervall = 3\n")
+    path.chmod(0o600)
+    warnings: list[str] = []
+    assert load(path, warnings=warnings).interval == 1.0
+    assert any("intervall" in w for w in warnings)
+
+
+def test_config_path_honours_the_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("OMECONSOLE_CONFIG", str(tmp_path / "x.toml"))
+    assert config_path() == tmp_path / "x.toml"
+    monkeypatch.delenv("OMECONSOLE_CONFIG")
+    assert config_path().name == "config.toml" and "omeconsole" in str(config_path())
+
+
+def test_the_settings_repr_hides_the_token(tmp_path: Path) -> None:
+    settings = load(tmp_path / "none.toml", {"token": "hidden-token"})
+    assert "hidden-token" not in repr(settings) and "hidden-token" not in str(settings)
+    assert settings.token_value() == "hidden-token"

@@ -1,0 +1,198 @@
+"""The polling engine on a fake clock: budget, freshness, history bounds, resets, outages, ended streams."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from fake_ome_server import IN_BYTES_PER_S, OUT_BYTES_PER_S, FakeOme
+
+from omeconsole.core.clock import FakeClock
+from omeconsole.core.engine import EngineUpdate, PollingEngine, PollSettings
+from omeconsole.core.model import NodePath, NodeState
+
+
+def make_engine(fake: FakeOme, clock: FakeClock, **settings: float) -> PollingEngine:
+    return PollingEngine(fake.client(), clock, PollSettings(**settings), rng=random.Random(1))  # type: ignore[arg-type]
+
+
+async def run_cycles(engine: PollingEngine, clock: FakeClock, count: int, step: float = 1.0) -> None:
+    for _ in range(count):
+        await engine.poll_cycle()
+        clock.advance(step)
+
+
+def stream(v: int, a: int, s: int) -> NodePath:
+    return NodePath(f"vh{v}", f"app{a}", f"s{s}")
+
+
+async def test_budget_holds_with_ten_thousand_streams_and_fifty_on_screen() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock)
+    engine = make_engine(fake, clock, request_budget=20.0)
+    visible = [stream(v, a, s) for v in range(2) for a in range(5) for s in range(5)]
+    engine.select(visible[0])
+    engine.set_visible(visible)
+    start = clock.monotonic()
+    await run_cycles(engine, clock, 60, step=0.25)  # 15 s in quarter-second cycles
+    await run_cycles(engine, clock, 45, step=1.0)  # then 45 s in one-second cycles
+    elapsed = clock.monotonic() - start
+    total = fake.count()
+    assert total <= 20 * elapsed + 20  # never more than the budget (plus one burst)
+    assert total >= 0.8 * 20 * elapsed  # and the budget is actually used to keep the screen fresh
+    for second in range(int(elapsed)):
+        assert fake.count(start + second, start + second + 1) <= 40
+    assert sum(len(s) for apps in engine.tree().values() for s in apps.values()) == 10_000
+    assert 3 <= fake.count(prefix="/v1/vhosts") - fake.count(prefix="/v1/vhosts/") <= 7  # listed ~ every 10 s
+    selected_polls = fake.count(start + 15, prefix="/v2/stats/current/vhosts/vh0/apps/app0/streams/s0")
+    assert selected_polls >= 44  # the selected stream: every interval
+    for path in visible:
+        view = engine.node(path)
+        assert view.state is NodeState.LIVE
+        assert view.age(clock.monotonic()) is not None and view.age(clock.monotonic()) <= 8  # type: ignore[operator]
+    assert engine.requests_sent == total
+
+
+async def test_history_stays_bounded_while_the_operator_scrolls() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=2, streams_per_app=100)
+    engine = make_engine(fake, clock, request_budget=50.0, history_seconds=20, keep_recent_histories=4)
+    for screen in range(20):
+        engine.set_visible([stream(0, screen % 2, s) for s in range(screen * 5 % 100, screen * 5 % 100 + 5)])
+        engine.select(stream(0, 0, screen))
+        await run_cycles(engine, clock, 10)
+        rings = 6 + 4  # watched now, plus the recently watched ones
+        assert engine.history_samples <= rings * 20
+    selected = engine.node(stream(0, 0, 19))
+    assert len(selected.history) == 10
+    assert engine.node(stream(0, 0, 0)).history == ()  # watched long ago: only the latest sample stays
+    assert engine.node(stream(0, 0, 0)).latest is not None
+
+
+async def test_rates_come_from_byte_totals_and_a_counter_reset_gives_a_gap_not_a_spike() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=3)
+    engine = make_engine(fake, clock)
+    path = stream(0, 0, 1)
+    engine.select(path)
+    await run_cycles(engine, clock, 5)
+    fake.restart("vh0", "app0", "s1")
+    await run_cycles(engine, clock, 5)
+    history = engine.node(path).history
+    assert len(history) == 10
+    assert history[0].rate_in_bps is None  # nothing to compare the first reading with
+    reset_index = next(i for i in range(1, len(history))
+                       if history[i].stats.total_bytes_in < history[i - 1].stats.total_bytes_in)
+    assert history[reset_index].rate_in_bps is None and history[reset_index].rate_out_bps is None
+    for sample in history[1:]:
+        if sample is history[reset_index]:
+            continue
+        assert sample.rate_in_bps == IN_BYTES_PER_S * 8
+        assert sample.rate_out_bps == OUT_BYTES_PER_S * 8
+
+
+async def test_an_unreachable_server_backs_off_and_recovers_by_itself() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=3)
+    engine = make_engine(fake, clock, backoff_base=1.0, backoff_cap=16.0)
+    updates: list[EngineUpdate] = []
+    engine.add_listener(updates.append)
+    path = stream(0, 0, 0)
+    engine.select(path)
+    await run_cycles(engine, clock, 3)
+    assert engine.connection.status == "connected"
+    fake.down = True
+    down_at = clock.monotonic()
+    await run_cycles(engine, clock, 60)
+    assert engine.connection.status == "unreachable"
+    assert "connection refused" in engine.connection.message or "cannot connect" in engine.connection.message
+    assert engine.connection.next_retry_at is not None
+    assert fake.count(down_at) <= 12  # backing off, not one request per second per node
+    assert engine.node(path).state is NodeState.STALE
+    assert any(u.connection_changed for u in updates)
+    fake.down = False
+    await run_cycles(engine, clock, 20)
+    assert engine.connection.status == "connected"
+    view = engine.node(path)
+    assert view.state is NodeState.LIVE and view.error is None
+    assert view.age(clock.monotonic()) is not None and view.age(clock.monotonic()) <= 1.0  # type: ignore[operator]
+
+
+async def test_a_server_that_is_down_at_start_is_retried() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=1)
+    fake.down = True
+    engine = make_engine(fake, clock)
+    await run_cycles(engine, clock, 5)
+    assert engine.connection.status == "unreachable" and engine.server is None
+    fake.down = False
+    await run_cycles(engine, clock, 10)
+    assert engine.connection.status == "connected" and engine.server is not None
+    assert engine.tree() == {"vh0": {"app0": ["s0"]}}
+
+
+async def test_a_vanished_stream_is_ended_and_keeps_its_history() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=3)
+    engine = make_engine(fake, clock, listing_interval=5.0)
+    path = stream(0, 0, 2)
+    engine.select(path)
+    updates: list[EngineUpdate] = []
+    engine.add_listener(updates.append)
+    await run_cycles(engine, clock, 6)
+    kept = len(engine.node(path).history)
+    assert kept == 6
+    fake.remove("vh0", "app0", "s2")
+    await run_cycles(engine, clock, 12)
+    view = engine.node(path)
+    assert view.state is NodeState.ENDED
+    assert len(view.history) == kept and view.latest is view.history[-1]
+    assert engine.tree() == {"vh0": {"app0": ["s0", "s1"]}}
+    assert any(u.tree_changed for u in updates)
+    polls_after_end = fake.count(clock.monotonic() - 5, prefix="/v2/stats/current/vhosts/vh0/apps/app0/streams/s2")
+    assert polls_after_end == 0  # an ended stream is not polled again
+
+
+async def test_paused_engine_sends_nothing_and_the_data_ages() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=2)
+    engine = make_engine(fake, clock)
+    path = stream(0, 0, 0)
+    engine.select(path)
+    await run_cycles(engine, clock, 3)
+    engine.paused = True
+    before = fake.count()
+    await run_cycles(engine, clock, 30)
+    assert fake.count() == before
+    view = engine.node(path)
+    assert view.state is NodeState.STALE and view.age(clock.monotonic()) >= 29  # type: ignore[operator]
+
+
+async def test_run_loop_follows_the_fake_clock_and_refresh_now_wakes_it() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=2)
+    engine = make_engine(fake, clock)
+    path = stream(0, 0, 1)
+    engine.select(path)
+    arrived = asyncio.Event()
+    engine.add_listener(lambda update: arrived.set() if path in update.changed else None)
+    task = asyncio.create_task(engine.run())
+    try:
+        await asyncio.wait_for(arrived.wait(), 10)
+        first = fake.count(prefix="/v2/stats/current/vhosts/vh0/apps/app0/streams/s1")
+        arrived.clear()
+        engine.refresh_now()  # no clock movement needed: the loop wakes up
+        await asyncio.wait_for(arrived.wait(), 10)
+        assert fake.count(prefix="/v2/stats/current/vhosts/vh0/apps/app0/streams/s1") == first + 1
+        arrived.clear()
+        while not arrived.is_set():  # and normal polling follows the clock
+            clock.advance(0.25)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            if clock.monotonic() > 1100:
+                raise AssertionError("the engine stopped polling")
+            await asyncio.wait([asyncio.ensure_future(arrived.wait())], timeout=0.01)
+        assert len(engine.node(path).history) >= 3
+    finally:
+        engine.stop()
+        await asyncio.wait_for(task, 10)

@@ -1,0 +1,214 @@
+"""Hypothesis on the media's pure parts, checked with readers that are not ours: ID3 tags read byte by
+byte from the ID3v2.4 layout, SCTE-35 decoded by threefive with the CRC checked here, and playlists
+parsed by m3u8, for any sequence of accepted cue events."""
+
+from __future__ import annotations
+
+import binascii
+import re
+from typing import Any
+
+import m3u8
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from threefive import Cue
+
+from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3Frame
+from simulator.http.event_validation import validate_event_set
+from simulator.media.id3 import build_tag
+from simulator.media.live import LiveMedia
+from simulator.media.markers import PTS_MODULO, scte35_in, scte35_out
+from simulator.media.timeline import Layout
+from simulator.world.events import AcceptedEvent, EventLog
+from simulator.world.scenario import MediaSettings
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CREATED_MS = 1_767_225_600_000
+LAYOUT = Layout.from_settings(MediaSettings())
+
+
+def _syncsafe(data: bytes) -> int:
+    assert all(b < 0x80 for b in data), "a syncsafe integer has the top bit of each byte clear"
+    value = 0
+    for byte in data:
+        value = value << 7 | byte
+    return value
+
+
+def read_id3v24(tag: bytes) -> list[tuple[str, bytes]]:
+    """(frame id, payload) of every frame, from the ID3v2.4 layout (header, syncsafe sizes, no padding)."""
+    assert tag[:3] == b"ID3" and tag[3:5] == b"\x04\x00" and tag[5] == 0
+    assert _syncsafe(tag[6:10]) == len(tag) - 10
+    frames, at = [], 10
+    while at < len(tag):
+        frame_id, size = tag[at:at + 4].decode("ascii"), _syncsafe(tag[at + 4:at + 8])
+        assert tag[at + 8:at + 10] == b"\x00\x00"
+        frames.append((frame_id, tag[at + 10:at + 10 + size]))
+        at += 10 + size
+    assert at == len(tag)
+    return frames
+
+
+texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
+values = texts.filter(bool)  # an empty text frame is left out of the tag (see the xfail below)
+owners = st.text(st.characters(max_codepoint=255, blacklist_characters="\x00"), max_size=40)  # ISO-8859-1
+frames = st.one_of(
+    st.builds(lambda i, d: Id3Frame(frameType="TXXX", info=i, data=d), texts, values),
+    st.builds(lambda t, d: Id3Frame(frameType=t, data=d), st.sampled_from(["TIT2", "TPE1", "TALB", "TCOP"]), values),
+    st.builds(lambda i, d: Id3Frame(frameType="PRIV", info=i, data=d), owners, texts),
+)
+
+
+def _frame_key(frame: Id3Frame) -> tuple[str, str | None, str | None]:
+    """What identifies a frame in a tag: one T*** per type, one TXXX per description, PRIV per owner+data."""
+    if frame.frameType == "PRIV":
+        return (frame.frameType, frame.info or "", frame.data or "")
+    return (frame.frameType, frame.info or "" if frame.frameType == "TXXX" else None, None)
+
+
+@FAST
+@given(st.lists(frames, min_size=1, max_size=6, unique_by=_frame_key), st.sampled_from(["video", "audio", "event"]))
+def test_every_id3_tag_holds_exactly_the_frames_sent(sent: list[Id3Frame], event_type: str) -> None:
+    tag = build_tag(Id3EventSet(eventType=event_type, events=sent))  # type: ignore[arg-type]
+    read = read_id3v24(tag)
+    assert sorted(frame_id for frame_id, _ in read) == sorted(f.frameType for f in sent)
+    parsed = {_payload_key(frame_id, payload): payload for frame_id, payload in read}
+    for frame in sent:
+        payload = parsed[_frame_key(frame)]
+        if frame.frameType == "PRIV":
+            owner, _, data = payload.partition(b"\x00")
+            assert (owner.decode("latin-1"), data) == (frame.info or "", (frame.data or "").encode())
+        elif frame.frameType == "TXXX":
+            assert payload[0] == 3  # UTF-8
+            description, _, value = payload[1:].partition(b"\x00")
+            assert (description.decode(), value.rstrip(b"\x00").decode()) == (frame.info or "", frame.data or "")
+        else:
+            assert payload[0] == 3
+            assert payload[1:].rstrip(b"\x00").decode() == (frame.data or "")
+
+
+def _payload_key(frame_id: str, payload: bytes) -> tuple[str, str | None, str | None]:
+    if frame_id == "PRIV":
+        owner, _, data = payload.partition(b"\x00")
+        return (frame_id, owner.decode("latin-1"), data.decode())
+    if frame_id == "TXXX":
+        return (frame_id, payload[1:].partition(b"\x00")[0].decode(), None)
+    return (frame_id, None, None)
+
+
+def _accepted_then_built(value: dict[str, Any]) -> bytes:
+    event_set = validate_event_set(value, "enterprise")
+    assert isinstance(event_set, Id3EventSet)
+    return build_tag(event_set)
+
+
+@pytest.mark.xfail(strict=True, raises=UnicodeEncodeError,
+                   reason="the API accepts any PRIV owner, but ID3 owners are ISO-8859-1 and building the tag fails")
+def test_a_priv_owner_the_api_accepts_can_be_written() -> None:
+    tag = _accepted_then_built({"eventFormat": "id3v2", "events": [{"frameType": "PRIV", "info": "ĀB", "data": "x"}]})
+    assert read_id3v24(tag)[0][0] == "PRIV"
+
+
+@pytest.mark.xfail(strict=True, reason="a text frame without data is accepted by the API but dropped from the "
+                                      "tag, leaving an ID3 tag with no frame (ID3v2.4 requires at least one)")
+def test_a_text_frame_without_data_still_makes_a_frame() -> None:
+    tag = _accepted_then_built({"eventFormat": "id3v2", "events": [{"frameType": "TIT2"}]})
+    assert [frame_id for frame_id, _ in read_id3v24(tag)] == ["TIT2"]
+
+
+def _crc32_mpeg2(data: bytes) -> int:
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte << 24
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x04C11DB7 if crc & 0x80000000 else crc << 1) & 0xFFFFFFFF
+    return crc
+
+
+def _decoded(hex_text: str) -> dict[str, Any]:
+    assert re.fullmatch(r"0x(?:[0-9A-F]{2})+", hex_text)
+    raw = binascii.unhexlify(hex_text[2:])
+    assert raw[0] == 0xFC  # splice_info_section
+    assert _crc32_mpeg2(raw) == 0  # the CRC_32 at the end covers the whole section
+    cue = Cue(hex_text)
+    cue.decode()
+    command: dict[str, Any] = cue.command.get()
+    return command
+
+
+@pytest.mark.xfail(strict=True, raises=OverflowError,
+                   reason="threefive's mk_splice_insert also writes the event id into the 16-bit "
+                          "unique_program_id: from the 65,536th accepted event of a server on, no break can be written")
+def test_a_break_from_the_65536th_event_of_the_server_can_be_written() -> None:
+    assert _decoded(scte35_out(65_536, 90_000, 30_000))["splice_event_id"] == 65_536
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 65_535), st.integers(1, 2**20).map(lambda k: k * 90_000), st.integers(1, 86_400_000))
+def test_scte35_out_and_in_decode_to_the_same_splice_event(event_id: int, ticks: int, planned_ms: int) -> None:
+    """Splices fall on keyframes (whole seconds of 90 kHz ticks) after the stream's first second."""
+    out = _decoded(scte35_out(event_id, ticks, planned_ms))
+    back = _decoded(scte35_in(event_id, ticks + 90_000))
+    assert out["name"] == back["name"] == "Splice Insert"
+    assert out["splice_event_id"] == back["splice_event_id"] == event_id
+    assert (out["out_of_network_indicator"], back["out_of_network_indicator"]) == (True, False)
+    assert not out["splice_immediate_flag"]
+    assert round(out["pts_time"] * 90_000) == ticks % PTS_MODULO
+    assert abs(out["break_duration"] - planned_ms / 1000) < 1 / 90_000 + 1e-6
+
+
+cue_steps = st.lists(st.tuples(st.integers(0, 25_000), st.sampled_from(["out", "in"]), st.integers(1, 40_000)),
+                     max_size=8)
+
+
+def _events(steps: list[tuple[int, str, int]]) -> tuple[EventLog, int]:
+    log, at = EventLog(), CREATED_MS
+    for seq, (gap, kind, duration) in enumerate(steps, start=1):
+        at += gap
+        cue = CueEvent(cueType="out", duration=duration) if kind == "out" else CueEvent(cueType="in")
+        log.append(AcceptedEvent(seq, at, CueEventSet(events=[cue]), {}))
+    return log, at
+
+
+_DATERANGE = re.compile(r"^#EXT-X-DATERANGE:(.*)$", re.MULTILINE)
+
+
+def _attributes(line: str) -> dict[str, str]:
+    return dict(re.findall(r'([A-Z0-9-]+)=("[^"]*"|[^,]*)', line))
+
+
+def _check_dateranges(text: str) -> None:
+    by_id: dict[str, list[dict[str, str]]] = {}
+    for match in _DATERANGE.finditer(text):
+        attributes = _attributes(match.group(1))
+        by_id.setdefault(attributes["ID"], []).append(attributes)
+    starts = [tags[0]["START-DATE"] for tags in by_id.values()]
+    assert len(set(starts)) == len(starts), "two breaks share a START-DATE"
+    for daterange_id, tags in by_id.items():
+        assert len({t["START-DATE"] for t in tags}) == 1, daterange_id
+        assert sum("SCTE35-OUT" in t for t in tags) <= 1, daterange_id
+        assert sum("SCTE35-IN" in t for t in tags) <= 1, daterange_id
+        for tag in tags:
+            for key in ("SCTE35-OUT", "SCTE35-IN"):
+                if key in tag:
+                    assert _decoded(tag[key])["splice_event_id"] == int(daterange_id.strip('"').split("-")[1])
+
+
+@FAST
+@given(cue_steps, st.integers(0, 90_000))
+def test_any_cue_sequence_gives_parsable_playlists_with_unique_dateranges(
+    steps: list[tuple[int, str, int]], after_ms: int
+) -> None:
+    log, last = _events(steps)
+    media = LiveMedia(LAYOUT, "default", "app", "fuzz", CREATED_MS, log)
+    now = max(last, CREATED_MS + 7_000) + after_ms
+    for text in (media.ts_media_playlist(now).data.decode(), media.chunklist("video", now).data.decode(),
+                 media.chunklist("audio", now).data.decode()):
+        playlist = m3u8.loads(text)
+        assert playlist.segments, text
+        assert playlist.target_duration is not None
+        assert all(s.duration <= playlist.target_duration + 0.5 for s in playlist.segments if s.duration)
+        _check_dateranges(text)
+        outs = text.count("#EXT-X-CUE-OUT:")
+        assert outs <= text.count("SCTE35-OUT=") + 1  # every break written with its date range (one may start earlier)

@@ -1,0 +1,191 @@
+"""The publisher port against hostile requests: odd and traversing paths (plain, encoded, double-encoded),
+bad blocking-reload directives and query strings. Every answer is a 4xx, and no file is opened while
+they are served (an audit hook records every `open` of the process).
+
+Requests are written byte for byte on a raw socket: an HTTP library would normalise `..` away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import simulator
+from simulator.http.server import RunningSimulator, start_simulator
+from simulator.world.clock import ManualClock
+
+_opened: list[str] | None = None
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _opened is not None and event in ("open", "os.listdir", "os.scandir") and args:
+        _opened.append(str(args[0]))
+
+
+sys.addaudithook(_audit)  # hooks cannot be removed; this one records only while a test asks it to
+
+
+class Publisher:
+    """The simulator on a private loop in a thread (hypothesis drives it from synchronous code)."""
+
+    def __init__(self) -> None:
+        self.clock = ManualClock()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self.simulator: RunningSimulator = self._run(start_simulator(
+            "demo", api_port=0, publisher_port=0, seed=2, clock=self.clock))
+        self._run(self._advance(30))
+        host, port = self.simulator.publisher_url.removeprefix("http://").rsplit(":", 1)
+        self.address = (host, int(port))
+
+    async def _advance(self, seconds: int) -> None:
+        for _ in range(seconds):
+            self.clock.advance(1)
+            await asyncio.sleep(0)
+
+    def _run(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(30)
+
+    def stop(self) -> None:
+        self._run(self.simulator.stop())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    def raw(self, target: bytes, method: bytes = b"GET") -> tuple[int, bytes]:
+        """Status and body of one request with exactly this request target."""
+        with socket.create_connection(self.address, timeout=10) as connection:
+            connection.sendall(method + b" " + target + b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            reply = b""
+            while chunk := connection.recv(65536):
+                reply += chunk
+        head, _, body = reply.partition(b"\r\n\r\n")
+        return int(head.split(b" ", 2)[1]), body
+
+
+@pytest.fixture(scope="module")
+def publisher() -> Iterator[Publisher]:
+    running = Publisher()
+    yield running
+    running.stop()
+
+
+ASSETS = (Path(simulator.__file__).parent / "media" / "assets").resolve()
+
+
+def served_opening_nothing(publisher: Publisher, target: bytes, method: bytes = b"GET") -> tuple[int, bytes]:
+    """One raw request; fails if the process opened or listed any file outside the media assets meanwhile."""
+    global _opened
+    _opened = []
+    try:
+        reply = publisher.raw(target, method)
+    finally:
+        recorded, _opened = _opened, None
+    outside = [p for p in recorded if not Path(p).resolve().is_relative_to(ASSETS)]
+    assert outside == [], f"files opened while serving {target!r}: {outside}"
+    return reply
+
+
+def test_the_stream_is_really_served_and_a_query_never_names_a_file(publisher: Publisher) -> None:
+    status, body = served_opening_nothing(publisher, b"/app/stream/llhls.m3u8")
+    assert status == 200 and body.startswith(b"#EXTM3U")
+    assert served_opening_nothing(publisher, b"/app/stream/llhls.m3u8?../../etc/passwd") == (status, body)
+
+
+TRAVERSALS = [
+    b"/../../../../etc/passwd", b"/app/stream/../../../../etc/passwd", b"/app/../../etc/passwd",
+    b"/app/stream/..%2f..%2f..%2fetc%2fpasswd", b"/app/stream/%2e%2e/%2e%2e/etc/passwd",
+    b"/%2e%2e/%2e%2e/%2e%2e/etc/passwd", b"/app/stream/%252e%252e%252fetc%252fpasswd",
+    b"/app/stream/..%5c..%5c..%5cwindows%5cwin.ini", b"/app/stream/....//....//etc/passwd",
+    b"/app/stream/%c0%ae%c0%ae/%c0%ae%c0%ae/etc/passwd", b"/app/stream/llhls.m3u8%00.png",
+    b"/app/stream/llhls.m3u8/..", b"/app/stream/./llhls.m3u8/", b"//etc/passwd", b"/app//stream/llhls.m3u8",
+    b"/app/stream/" + b"a" * 8000, b"/" + b"%2e%2e/" * 500 + b"etc/passwd",
+    b"/app/stream/chunklist_0_video_..%2f..%2fetc_llhls.m3u8", b"/app/stream/seg_../../x_1_hls.ts",
+    b"/app/stream/%00", b"/app/stream/\xc3\xa9.m3u8",
+    b"/etc/passwd", b"/proc/self/environ", b"/simulator/media/assets/loop.h264", b"/assets/loop.aac",
+    b"/app/stream/loop.h264", b"/app/stream/../../../simulator/http/server.py",
+]
+
+
+@pytest.mark.parametrize("target", TRAVERSALS, ids=range(len(TRAVERSALS)))
+def test_traversal_and_odd_paths_are_4xx_and_open_nothing(publisher: Publisher, target: bytes) -> None:
+    status, body = served_opening_nothing(publisher, target)
+    assert 400 <= status < 500, (target, status)
+    assert b"root:" not in body and b"[fonts]" not in body and b"import" not in body
+
+
+BAD_QUERIES = [
+    b"_HLS_msn=-1", b"_HLS_msn=99999999999999999999999999999999", b"_HLS_msn=1e3", b"_HLS_msn=1.5",
+    b"_HLS_msn=abc", b"_HLS_msn=1&_HLS_msn=2", b"_HLS_part=0", b"_HLS_msn=100000000&_HLS_part=0",
+    b"_HLS_msn=1&_HLS_part=-3", b"_HLS_msn=%00", b"_HLS_msn=0x10",
+    b"_HLS_msn=" + b"9" * 5000, b"_HLS_skip=YES&_HLS_msn=-5", b"_HLS_msn=\xff\xfe",
+]
+
+
+@pytest.mark.parametrize("query", BAD_QUERIES, ids=range(len(BAD_QUERIES)))
+def test_bad_blocking_reload_directives_are_400(publisher: Publisher, query: bytes) -> None:
+    status, _ = served_opening_nothing(publisher, b"/app/stream/llhls.m3u8?" + query)
+    assert status < 500
+    chunklist = _chunklist(publisher)
+    status, body = served_opening_nothing(publisher, chunklist + b"?" + query)
+    assert status == 400, (query, body)
+
+
+def _chunklist(publisher: Publisher) -> bytes:
+    _, body = publisher.raw(b"/app/stream/llhls.m3u8")
+    name = next(line for line in body.decode().splitlines() if line.startswith("chunklist") or "chunklist" in line)
+    name = name.split('URI="')[1].split('"')[0] if 'URI="' in name else name
+    return b"/app/stream/" + name.encode()
+
+
+@pytest.mark.parametrize("method", [b"POST", b"PUT", b"DELETE", b"PATCH", b"TRACE", b"CONNECT", b"FOO"])
+def test_methods_other_than_get_and_head_are_refused(publisher: Publisher, method: bytes) -> None:
+    status, _ = publisher.raw(b"/app/stream/llhls.m3u8", method)
+    assert status in (400, 405)
+
+
+path_bytes = st.binary(max_size=60).map(lambda b: b.translate(bytes.maketrans(b" \r\n\t", b"%%%%")))
+path_text = st.lists(st.sampled_from(["..", ".", "%2e", "%2f", "%5c", "%25", "app", "stream", "llhls.m3u8",
+                                      "etc", "passwd", "", "%00", "chunklist_0_video_x_llhls.m3u8", "?", "&",
+                                      "_HLS_msn=", "-1", "9" * 30, "=", ";", "#"]), max_size=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(path_text.map(lambda parts: "/".join(parts).encode()) | path_bytes)
+def test_any_request_target_is_answered_without_a_server_error(publisher: Publisher, target: bytes) -> None:
+    status, body = served_opening_nothing(publisher, b"/" + target.lstrip(b"/"))
+    assert status < 500
+    assert b"root:" not in body
+    if status == 200:
+        assert body.startswith(b"#EXTM3U") or body[:1] == b"G" or b"ftyp" in body[:16] or b"moof" in body[:64]
+
+
+async def test_the_publisher_keeps_serving_after_the_onslaught() -> None:
+    running = await start_simulator("demo", api_port=0, publisher_port=0, seed=2, clock=ManualClock())
+    try:
+        async with httpx.AsyncClient(base_url=running.publisher_url, timeout=10) as http:
+            for target in TRAVERSALS[:10]:
+                await http.get(target.decode("latin-1"))
+            assert (await http.get("/app/stream/llhls.m3u8")).status_code == 200
+    finally:
+        await running.stop()
+
+
+def test_the_audit_hook_does_see_files_being_opened() -> None:
+    global _opened
+    _opened = []
+    try:
+        Path(__file__).read_bytes()
+    finally:
+        recorded, _opened = _opened, None
+    assert str(Path(__file__)) in recorded

@@ -1,0 +1,343 @@
+"""The console as an operator uses it, against the real simulator, with both clocks frozen.
+
+Every test drives the real app (`ConsoleApp` with the HTTP connector) through Pilot; time moves only
+in `Driver.step`, which waits for the engine to answer and park again.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Static
+from ui_support import (
+    TOKEN,
+    Driver,
+    ParkingClock,
+    ThreadedSimulator,
+    console_clock,
+    free_port,
+    make_app,
+    quiet_ui,
+    threaded_sim,
+)
+
+from omeconsole.core.model import NodePath, NodeState
+from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.screens.help import HelpScreen
+from omeconsole.ui.screens.node_screen import NodeScreen
+from omeconsole.ui.screens.prompts import ExportDone, TokenPrompt
+from omeconsole.ui.widgets.node_detail import NodeDetail
+from omeconsole.ui.widgets.node_tree import NodeTree
+from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+
+__all__ = ["console_clock", "quiet_ui", "threaded_sim"]
+
+NEWS = NodePath("default", "app", "news")
+CONCERT = NodePath("default", "live", "concert")
+
+
+def shown(widget: Widget) -> str:
+    """The text a widget shows on screen right now (borders included)."""
+    region = Region(0, 0, widget.outer_size.width, widget.outer_size.height)
+    return "\n".join(strip.text for strip in widget.render_lines(region))
+
+
+def tree_of(app: ConsoleApp) -> NodeTree:
+    return app.screen.query_one(NodeTree)
+
+
+def status_of(app: ConsoleApp) -> str:
+    return shown(app.screen.query_one(StatusBar))
+
+
+def header_of(app: ConsoleApp) -> str:
+    return shown(app.screen.query_one("#detail-header", Static))
+
+
+async def test_tree_lists_every_stream_with_badges(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                   console_clock: ParkingClock, tmp_path: Path) -> None:
+    """The operator sees hosts, applications and streams, each with state, input, viewers and rates."""
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        assert isinstance(app.screen, DashboardScreen)
+        paths = tree_of(app).paths()
+        assert NEWS in paths and CONCERT in paths and NodePath("default", "live") in paths
+        label = app.node_label(NEWS).plain
+        assert "● live" in label and "srt" in label and "viewers" in label and "in 2." in label
+        assert "Mb/s" in shown(tree_of(app))
+        await pilot.resize_terminal(100, 30)  # narrower: the tree keeps name, state and viewers
+        await driver.step()
+        compact = app.node_label(NEWS).plain
+        assert compact.startswith("news  ● live  ") and compact.endswith("viewers")
+
+
+async def test_navigation_moves_the_detail_with_the_cursor(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                           console_clock: ParkingClock, tmp_path: Path) -> None:
+    """Arrow keys move through the tree; the detail panel follows and shows units and totals."""
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(1)
+        tree = tree_of(app)
+        assert tree.cursor_path == NodePath("default")
+        await pilot.press("down", "down")
+        await driver.step(1.0, times=2)
+        assert tree.cursor_path == NodePath("default", "app", "backup")
+        assert "stream default/app/backup" in header_of(app)
+        totals = shown(app.screen.query_one("#detail-totals", Static))
+        assert "bytes in" in totals and "MiB" in totals and "data age" in totals
+        assert app.engine.selected == NodePath("default", "app", "backup")
+
+
+async def test_filter_narrows_the_tree_and_escape_clears_it(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                            console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(1)
+        await pilot.press("slash", *"conc")
+        await pilot.pause()
+        assert app.screen.query_one("#filter", Input).has_focus
+        assert tree_of(app).paths() == [NodePath("default"), NodePath("default", "live"), CONCERT]
+        assert "filter: conc" in status_of(app)
+        await pilot.press("enter")
+        assert tree_of(app).has_focus
+        await pilot.press("escape")
+        await pilot.pause()
+        assert NEWS in tree_of(app).paths() and len(tree_of(app).paths()) == 11
+        assert "filter:" not in status_of(app)
+
+
+async def test_sorting_by_viewers_puts_the_busiest_stream_first(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                                console_clock: ParkingClock,
+                                                                tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        await pilot.press("s")
+        await pilot.pause()
+        app_streams = [p for p in tree_of(app).paths() if p.level == "stream" and p.app == "app"]
+        viewers = [app.view(p).latest.viewers for p in app_streams]  # type: ignore[union-attr]
+        assert viewers == sorted(viewers, reverse=True)
+        assert app_streams[-1] == NodePath("default", "app", "backup")  # nobody watches it
+        assert "sort: viewers" in status_of(app)
+
+
+async def test_enter_drills_down_and_escape_goes_back(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                      console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(1)
+        await pilot.press("enter")  # on the virtual host
+        await driver.settle()
+        assert isinstance(app.screen, NodeScreen) and app.screen.path == NodePath("default")
+        children = app.screen.query_one("#children", OptionList)
+        assert [children.get_option_at_index(i).id for i in range(children.option_count)] == \
+            ["default/app", "default/live"]
+        await pilot.press("down", "enter")  # into default/live
+        await driver.settle()
+        assert isinstance(app.screen, NodeScreen) and app.screen.path == NodePath("default", "live")
+        await pilot.press("enter")  # first stream of live, by name
+        await driver.step()
+        assert isinstance(app.screen, NodeScreen) and app.screen.path.level == "stream"
+        assert not app.screen.query_one("#children", OptionList).display
+        await pilot.press("escape", "escape", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, DashboardScreen)
+
+
+async def test_deep_link_selects_the_stream(quiet_ui, threaded_sim: ThreadedSimulator,
+                                            console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/live/concert")
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        assert tree_of(app).cursor_path == CONCERT
+        assert app.engine.selected == CONCERT
+        assert len(app.view(CONCERT).history) >= 2
+        info = shown(app.screen.query_one("#detail-info", Static))
+        assert "H264" in info and "1920x1080" in info and "30 frames" in info
+
+
+async def test_pause_stops_polling_and_the_age_keeps_counting(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                              console_clock: ParkingClock,
+                                                              tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/app/news")
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        before = len(app.view(NEWS).history)
+        await pilot.press("p")
+        await driver.step(1.0, times=8)
+        assert app.engine.paused
+        assert len(app.view(NEWS).history) == before, "nothing is polled while paused"
+        status = status_of(app)
+        assert "PAUSED" in status and "age 8." in status
+        assert app.view(NEWS).state is NodeState.STALE
+        assert "▲ stale" in app.node_label(NEWS).plain
+        await pilot.press("p")
+        await driver.step()
+        assert not app.engine.paused and "PAUSED" not in status_of(app)
+        assert len(app.view(NEWS).history) > before
+        assert app.view(NEWS).state is NodeState.LIVE
+
+
+async def test_plus_and_minus_change_the_interval(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                  console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await Driver(pilot, console_clock, threaded_sim).settle()
+        await pilot.press("plus")
+        assert app.engine.interval == 2.0 and "every 2 s" in status_of(app)
+        await pilot.press("minus", "minus", "minus")
+        assert app.engine.interval == 0.5 and "every 0.5 s" in status_of(app)
+
+
+async def test_refresh_polls_the_selected_node_at_once(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                       console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/app/news")
+    async with app.run_test(size=(100, 30)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        before = len(app.view(NEWS).history)
+        threaded_sim.advance(1.0)  # the server moves on; the console clock does not
+        await pilot.press("r")
+        await driver.settle()
+        assert len(app.view(NEWS).history) == before + 1
+
+
+async def test_starts_disconnected_and_recovers_by_itself(quiet_ui, console_clock: ParkingClock,
+                                                          tmp_path: Path) -> None:
+    port = free_port()
+    app = make_app(f"http://127.0.0.1:{port}", console_clock, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        driver = Driver(pilot, console_clock, None)
+        await driver.settle()
+        banner = app.screen.query_one(Banner)
+        assert banner.display
+        assert "UNREACHABLE" in shown(banner) and "retrying in" in shown(banner)
+        assert "✖ unreachable" in status_of(app)
+        assert tree_of(app).paths() == []
+        simulator = ThreadedSimulator(api_port=port)
+        try:
+            driver.simulator = simulator
+            await driver.step(2.0, times=3)  # past the first back-off
+            assert app.connection.status == "connected"
+            assert not banner.display
+            assert NEWS in tree_of(app).paths()
+        finally:
+            simulator.stop()
+
+
+async def test_a_stream_that_ends_is_marked_ended_and_keeps_its_history(
+        quiet_ui, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/live/concert")
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        samples = len(app.view(CONCERT).history)
+        world = threaded_sim.running.world
+        threaded_sim.call(lambda: world.end_stream(world.find_stream("default", "live", "concert")))
+        await driver.step(1.0, times=4)
+        view = app.view(CONCERT)
+        assert view.state is NodeState.ENDED
+        assert len(view.history) >= samples
+        assert CONCERT in tree_of(app).paths(), "an ended stream stays in the tree for a while"
+        assert "■ ended" in app.node_label(CONCERT).plain
+        assert "■ ended" in header_of(app)
+
+
+async def test_a_refused_token_opens_the_prompt(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, token="wrong-token")
+    async with app.run_test(size=(100, 30)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.settle()
+        assert isinstance(app.screen, TokenPrompt)
+        assert app.connection.status == "unauthorized"
+        await pilot.press(*TOKEN, "enter")
+        await driver.step(1.0, times=2)
+        assert isinstance(app.screen, DashboardScreen)
+        assert app.connection.status == "connected"
+        assert NEWS in tree_of(app).paths()
+        assert TOKEN not in repr(app.settings) and TOKEN not in status_of(app)
+
+
+async def test_help_lists_the_bindings_with_remapped_keys(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                          console_clock: ParkingClock, tmp_path: Path) -> None:
+    """A keymap in the settings moves a key; help and the key itself follow."""
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, keymap={"pause": "z"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await Driver(pilot, console_clock, threaded_sim).settle()
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        table = shown(app.screen.query_one("#help-table", Static))
+        for words in ("Pause", "Refresh", "Filter", "Sort", "Export", "Quit", "Slower", "Faster", "interval_longer"):
+            assert words in table
+        assert "z " in table
+        await pilot.press("escape")
+        await pilot.press("z")
+        assert app.engine.paused
+
+
+async def test_export_writes_csv_and_json_and_shows_where(quiet_ui, threaded_sim: ThreadedSimulator,
+                                                          console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/app/news")
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(3)
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportDone)
+        # Long paths wrap on screen: join the wrapped lines back before looking for them.
+        displayed = "".join(line.strip() for widget in app.screen.query(".path").results(Static)
+                            for line in shown(widget).splitlines())
+        written = sorted((tmp_path / "exports").iterdir())
+        assert [p.suffix for p in written] == [".csv", ".json"]
+        assert all(str(p) in displayed for p in written)
+        rows = list(csv.DictReader(written[0].open()))
+        assert len(rows) == len(app.view(NEWS).history)
+        history = app.view(NEWS).history
+        unknown = [sample.rate_in_bps is None for sample in history]
+        assert [row["rate_in_bps"] == "" for row in rows] == unknown, "no rate is written as empty, never 0"
+        assert int(rows[-1]["rate_in_bps"]) > 0
+        assert int(rows[-1]["connections_in_srt"]) == 1
+        document = json.loads(written[1].read_text())
+        assert document["path"] == "default/app/news"
+        assert [s["rate_in_bps"] is None for s in document["samples"]] == unknown
+
+
+async def test_open_source_server_shows_na_for_inbound_connections(quiet_ui, console_clock: ParkingClock,
+                                                                   tmp_path: Path) -> None:
+    simulator = ThreadedSimulator(edition="oss")
+    try:
+        app = make_app(simulator.api_url, console_clock, tmp_path, select="default/app/news")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await Driver(pilot, console_clock, simulator).warm_up(2)
+            inbound = shown(app.screen.query_one("#bars-in", Static))
+            assert "n/a" in inbound and "0:" not in inbound
+            assert "(v1)" in status_of(app)
+    finally:
+        simulator.stop()
+
+
+async def test_below_80x24_one_panel_remains(quiet_ui, threaded_sim: ThreadedSimulator,
+                                             console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(1)
+        assert not app.screen.query_one(NodeDetail).display
+        assert tree_of(app).display and NEWS in tree_of(app).paths()
+        await pilot.resize_terminal(120, 40)
+        await driver.step()
+        assert app.screen.query_one(NodeDetail).display

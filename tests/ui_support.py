@@ -1,0 +1,184 @@
+"""Test support for the console UI: a real simulator on its own thread, a frozen console clock, a driver.
+
+The simulator runs on a private event loop in a thread, so the same harness serves Pilot tests
+(pytest-asyncio's loop) and snapshot tests (`snap_compare` runs the app under its own asyncio.run).
+Both clocks are manual: the simulator's ManualClock and the console's FakeClock move only in
+`Driver.step`, which then waits until the engine has answered and parked again (no sleeps).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from pydantic import SecretStr
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from omeconsole.core.clock import FakeClock
+from omeconsole.core.config import Settings
+from omeconsole.core.model import NodePath
+from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.link import http_connector
+from omeconsole.ui.themes import BUILTIN_THEME_DIR
+from simulator.http.server import RunningSimulator, start_simulator
+from simulator.world.clock import ManualClock
+
+TOKEN = "ui-test-token"
+SEED = 11
+T = TypeVar("T")
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now (for "server down" tests)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class ThreadedSimulator:
+    """The simulator on its own loop and thread; every touch of it goes through `call`."""
+
+    def __init__(self, scenario: str = "demo", *, edition: str = "enterprise", api_port: int = 0) -> None:
+        self.clock = ManualClock()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="simulator", daemon=True)
+        self._thread.start()
+        self.running: RunningSimulator = self.run(start_simulator(
+            scenario, api_port=api_port, publisher_port=0, access_token=TOKEN, seed=SEED,
+            edition=edition, clock=self.clock))  # type: ignore[arg-type]
+
+    @property
+    def api_url(self) -> str:
+        return self.running.api_url
+
+    def run(self, coroutine: Awaitable[T]) -> T:
+        future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self._loop)  # type: ignore[arg-type]
+        return future.result(timeout=30)
+
+    def call(self, function: Callable[[], T]) -> T:
+        async def inside() -> T:
+            return function()
+
+        return self.run(inside())
+
+    def advance(self, seconds: float) -> None:
+        """Moves simulated time one tick at a time, so the world's ticker runs for each second."""
+        whole = int(seconds)
+        for _ in range(whole):
+            self.call(lambda: self.clock.advance(1.0))
+            self.run(asyncio.sleep(0))
+        if seconds - whole:
+            self.call(lambda: self.clock.advance(seconds - whole))
+
+    def stop(self) -> None:
+        self.run(self.running.stop())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+
+
+def make_settings(api_url: str, *, token: str = TOKEN, theme: str = "ome-dark", **extra: Any) -> Settings:
+    # A budget that never runs dry: every due node is polled each step, whatever order the UI
+    # and the engine happen to interleave in, so the readings on screen are the same every run.
+    return Settings(api_url=api_url, token=SecretStr(token), theme=theme, listing_interval=2.0,
+                    timeout=2.0, request_budget=500.0, **extra)
+
+
+def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | None = None,
+             token: str = TOKEN, theme: str = "ome-dark", **extra: Any) -> ConsoleApp:
+    """The real app, its connector over HTTP with the fake clock and a seeded jitter source."""
+    return ConsoleApp(make_settings(api_url, token=token, theme=theme, **extra),
+                      http_connector(clock, rng=random.Random(SEED)), clock,
+                      select=NodePath.parse(select) if select else None,
+                      theme_dirs=[BUILTIN_THEME_DIR], export_dir=tmp_path / "exports")
+
+
+class ParkingClock(FakeClock):
+    """A FakeClock that can be awaited until N sleepers are parked on it (the console has caught up)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._parked: asyncio.Event | None = None
+
+    async def sleep(self, seconds: float) -> None:
+        if self._parked is not None:
+            self._parked.set()
+        await super().sleep(seconds)
+
+    async def parked(self, sleepers: int) -> None:
+        while self.sleepers < sleepers:
+            self._parked = asyncio.Event()
+            await self._parked.wait()
+            await asyncio.sleep(0)  # let the sleep that woke us register its future
+
+
+class Driver:
+    """Moves both clocks and waits until the console has caught up."""
+
+    def __init__(self, pilot: Pilot[Any], clock: ParkingClock, simulator: ThreadedSimulator | None) -> None:
+        self.pilot = pilot
+        self.clock = clock
+        self.simulator = simulator
+
+    @property
+    def app(self) -> ConsoleApp:
+        app = self.pilot.app
+        assert isinstance(app, ConsoleApp)
+        return app
+
+    async def settle(self) -> None:
+        """Until the engine and the ticker are both parked on the fake clock and the screen is idle."""
+        for _ in range(50):
+            await asyncio.wait_for(self.clock.parked(2), timeout=20)  # a guard, not a timing assumption
+            await self.pilot.pause()
+            if self.clock.sleepers >= 2:
+                return
+        raise AssertionError("the console never settled: the engine keeps being woken")
+
+    async def step(self, seconds: float = 1.0, times: int = 1) -> None:
+        for _ in range(times):
+            if self.simulator is not None:
+                self.simulator.advance(seconds)
+            self.clock.advance(seconds)
+            await self.settle()
+
+    async def warm_up(self, seconds: int = 6) -> None:
+        """Connect, list the server and take a few readings of what is on screen."""
+        await self.settle()
+        await self.step(1.0, times=seconds)
+
+
+@pytest.fixture
+def quiet_ui(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No cursor blink, no user config or data, a fixed time zone: what a screenshot needs to repeat."""
+    monkeypatch.setattr(Input, "cursor_blink", False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("OMECONSOLE_CONFIG", str(tmp_path / "config" / "omeconsole" / "config.toml"))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def threaded_sim() -> Iterator[ThreadedSimulator]:
+    running = ThreadedSimulator()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def console_clock() -> ParkingClock:
+    return ParkingClock()
