@@ -31,7 +31,8 @@ unit: $(STAMP)
 test: lint typecheck unit
 
 bench: $(STAMP)
-	$(BIN)/python bench/run_all.py
+	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tui.py; do \
+		$(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

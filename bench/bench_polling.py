@@ -17,10 +17,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from omeconsole.api.client import OmeClient
+from omeconsole.api.client import OmeClient, basic_authorization
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.engine import PollingEngine, PollSettings
 from omeconsole.core.model import NodePath, NodeState
@@ -67,6 +68,9 @@ async def measure(url: str, seconds: float, visible_count: int) -> dict[str, flo
             return result
 
         engine.poll_cycle = timed_cycle  # type: ignore[method-assign]
+        bookkeeping = [0.0]
+        for name in ("_plan", "_apply"):  # the engine's own work, without HTTP and parsing
+            setattr(engine, name, _timed(getattr(engine, name), bookkeeping))
         runner = asyncio.create_task(engine.run())
         deadline = time.monotonic() + 120
         while not any(s for apps in engine.tree().values() for s in apps.values()):  # first listing
@@ -78,6 +82,7 @@ async def measure(url: str, seconds: float, visible_count: int) -> dict[str, flo
         engine.select(visible[0])
         engine.set_visible(visible)
         cycle_cpu.clear()
+        bookkeeping[0] = 0.0
         sent_before, cpu_before, start = len(transport.sent), time.process_time(), time.monotonic()
         max_age = 0.0
         while time.monotonic() - start < seconds:
@@ -98,9 +103,33 @@ async def measure(url: str, seconds: float, visible_count: int) -> dict[str, flo
         "seconds": elapsed, "requests_per_s": sent / elapsed, "busiest_1s": busiest,
         "cycles": len(cycle_cpu), "cpu_ms_per_cycle_mean": 1000 * statistics.mean(cycle_cpu),
         "cpu_ms_per_cycle_p95": 1000 * statistics.quantiles(cycle_cpu, n=20)[18],
-        "cpu_ms_per_second": 1000 * cpu / elapsed, "max_visible_age_s": max_age, "visible_live": live,
+        "cpu_ms_per_second": 1000 * cpu / elapsed, "cpu_ms_per_request": 1000 * cpu / sent,
+        "engine_bookkeeping_ms_per_cycle": 1000 * bookkeeping[0] / len(cycle_cpu),
+        "httpx_baseline_cpu_ms_per_request": await _httpx_baseline(url, visible[0]),
+        "max_visible_age_s": max_age, "visible_live": live,
         "streams_listed": sum(len(s) for a in engine.tree().values() for s in a.values()),
     }
+
+
+def _timed(method: Any, total: list[float]) -> Any:
+    def wrapper(*args: Any) -> Any:
+        started = time.process_time()
+        try:
+            return method(*args)
+        finally:
+            total[0] += time.process_time() - started
+    return wrapper
+
+
+async def _httpx_baseline(url: str, path: NodePath, count: int = 200) -> float:
+    """CPU per request of plain httpx on the same server: the floor no console built on it goes under."""
+    target = f"/v2/stats/current/vhosts/{path.vhost}/apps/{path.app}/streams/{path.stream}"
+    async with httpx.AsyncClient(base_url=url, headers={"Authorization": basic_authorization(TOKEN)}) as http:
+        await http.get(target)
+        started = time.process_time()
+        for _ in range(count):
+            (await http.get(target)).json()
+        return 1000 * (time.process_time() - started) / count
 
 
 def main() -> None:

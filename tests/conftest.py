@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -31,11 +32,15 @@ async def running_simulator(
     seed: int = TEST_SEED,
     access_token: str = TEST_TOKEN,
     clock: Clock | None = None,
+    **more: Any,
 ) -> AsyncIterator[RunningSimulator]:
-    """A simulator on free loopback ports, stopped on exit; by default on a ManualClock that only a test moves."""
+    """A simulator on free loopback ports, stopped on exit; by default on a ManualClock that only a test moves.
+
+    `more` goes to `start_simulator` as it is (for example `faults=`).
+    """
     simulator = await start_simulator(
         scenario, api_port=0, publisher_port=0, access_token=access_token, seed=seed, edition=edition,
-        clock=clock or ManualClock(),
+        clock=clock or ManualClock(), **more,
     )
     try:
         yield simulator

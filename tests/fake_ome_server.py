@@ -31,6 +31,9 @@ class FakeOme:
     streams_per_app: int = 100
     token: str = "fake-token"
     down: bool = False
+    refuse_auth: bool = False
+    broken: set[str] = field(default_factory=set)
+    """URL paths answered with a proxy's HTML error page."""
     requests: list[tuple[float, str]] = field(default_factory=list)
     started: dict[tuple[str, str, str], float] = field(default_factory=dict)
 
@@ -87,6 +90,12 @@ class FakeOme:
         self.requests.append((self.clock.monotonic(), path))
         if self.down:
             raise httpx.ConnectError("connection refused")
+        if self.refuse_auth:
+            return httpx.Response(401, json={"message": "[HTTP] Invalid credential (401)", "statusCode": 401},
+                                  headers={"WWW-Authenticate": 'Basic realm="OvenMediaEngine"'})
+        if path in self.broken:
+            return httpx.Response(502, text="<html><body>Bad Gateway</body></html>",
+                                  headers={"content-type": "text/html"})
         parts = path.strip("/").split("/")
         if parts == ["v1", "version"]:
             return self._ok({"gitVersion": "v0.20.5.0-1", "version": "0.20.5.0-1"})

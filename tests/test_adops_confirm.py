@@ -205,3 +205,29 @@ async def test_watcher_recovers_when_a_stream_ends_and_starts_again(sim) -> None
         assert watcher.unavailable is None and watcher.latest is not None
     finally:
         await watcher.aclose()
+
+
+async def test_a_stream_is_followed_only_while_viewed_or_waiting(sim, tmp_path) -> None:
+    simulator, clock = sim
+    client = OmeClient(simulator.api_url, TEST_TOKEN)
+    ops = AdOps(client, AuditLog(tmp_path / "audit.jsonl"), clock, publisher_url=simulator.publisher_url)
+    resolved = asyncio.Event()
+    ops.add_listener(lambda path, event: resolved.set() if isinstance(event, Sighting) else None)
+    try:
+        entry = ops.watch(STREAM)
+        assert entry.task is not None
+        ops.unwatch(STREAM)  # the panel closed, nothing pending: reading stops
+        assert entry.task is None
+        outcome = await ops.cue_out(STREAM, 30_000)  # a send follows the playlist until confirmed
+        assert entry.task is not None and not entry.task.done()
+        for _ in range(8):
+            clock.advance(0.5)
+            await asyncio.sleep(0.02)  # let the blocked reload answer; nothing below depends on it
+        await asyncio.wait_for(resolved.wait(), timeout=10)
+        assert outcome.sighting is not None and outcome.sighting.result().seen
+        await asyncio.sleep(0)
+        assert entry.task is None
+    finally:
+        await ops.aclose()
+        await client.aclose()
+        clock.advance(30)  # the publisher still holds the last blocked reload until its 503 deadline

@@ -172,3 +172,22 @@ async def test_without_a_readable_playlist_the_break_follows_the_api_answer(sim,
     finally:
         await ops.aclose()
         await client.aclose()
+
+
+async def test_an_unwritable_audit_log_is_said_and_does_not_block_the_stream(sim, tmp_path: Path) -> None:
+    simulator, clock = sim
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the log's directory should be")
+    client = OmeClient(simulator.api_url, TEST_TOKEN)
+    ops = AdOps(client, AuditLog(blocker / "audit.jsonl"), clock, publisher_url=simulator.publisher_url,
+                follow_playlists=False)
+    try:
+        outcome = await ops.cue_out(STREAM, 30_000)
+        assert outcome.status == "sent" and "audit log" in outcome.message and "NOT written" in outcome.message
+        assert ops.stream(STREAM).ad_break.in_flight is None
+        again = await ops.cue_in(STREAM)
+        assert again.status == "sent"
+    finally:
+        await ops.aclose()
+        await client.aclose()
+    assert len(_accepted_bodies(simulator)) == 2

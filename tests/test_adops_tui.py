@@ -22,7 +22,7 @@ from omeconsole.core.model import NodePath
 from omeconsole.ui.adops import ADOPS_BINDINGS, AdOpsActions, AdOpsCommands
 from omeconsole.ui.adops.break_screen import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog
-from omeconsole.ui.adops.events_screen import AdEventsScreen
+from omeconsole.ui.adops.events_screen import AdEventDetail, AdEventsScreen
 from omeconsole.ui.adops.panel import AdBreakPanel
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
@@ -127,6 +127,10 @@ async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_p
         table = app.screen.query_one(DataTable)
         assert table.row_count == 1
         assert "seen after" in str(table.get_row_at(0)[5]) and table.get_row_at(0)[2] == "cue-out"
+        await pilot.press("enter")  # the full record: the exact body and the confirmation
+        assert isinstance(app.screen, AdEventDetail)
+        detail = str(app.screen.query_one("#event-detail", Static).content)
+        assert '"duration": 60000' in detail and "seen in playlist after" in detail
     lines = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
     assert [line["type"] for line in lines] == ["send", "confirmation"]
     assert lines[0]["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 60000}]}

@@ -213,6 +213,8 @@ SEND_EVENT_RULES: list[tuple[bytes, str]] = [
     (as_json({"eventFormat": "id3v2", "events": [{"frameType": "TXXX", "data": []}]}), "data must be string"),
     (as_json({"eventFormat": "id3v2", "events": [{"frameType": "PRIV", "info": "a\u0000b"}]}),
      "info of a PRIV frame must not contain NUL"),
+    (as_json({"eventFormat": "id3v2", "events": [{"frameType": "PRIV", "info": "owner-\u0100", "data": "x"}]}),
+     "info of a PRIV frame must be Latin-1 text"),
     (as_json({"eventFormat": "id3v2", "eventType": 1, "events": [{"frameType": "TIT2"}]}),
      "eventType must be string"),
     (as_json({"eventFormat": "id3v2", "eventType": "subtitle", "events": [{"frameType": "TIT2"}]}),

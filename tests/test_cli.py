@@ -160,8 +160,9 @@ def test_failures_have_their_exit_status_and_the_servers_message(enterprise: str
 
 
 def test_global_options_work_after_the_subcommand(enterprise: str) -> None:
-    result = run("ls", "--api-url", enterprise, "--token", TOKEN, url=None, token=None)
+    result = run("ls", "--api-url", enterprise, "--token", TOKEN, "--insecure", url=None, token=None)
     assert result.returncode == 0 and result.stdout.split() == ["default"]
+    assert "TLS certificate verification is off" in result.stderr
 
 
 def test_open_source_server_says_plainly_it_cannot_take_cues(oss: str, audit_path: Path) -> None:

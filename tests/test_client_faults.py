@@ -137,6 +137,34 @@ async def test_stalled_reply_times_out() -> None:
     assert isinstance(error, RequestTimeout)
 
 
+class _Trickle(httpx.AsyncByteStream):
+    """A reply that never stops arriving, one byte at a time."""
+
+    async def __aiter__(self):  # type: ignore[no-untyped-def]
+        for _ in range(10_000):
+            await asyncio.sleep(0.005)
+            yield b" "
+
+
+async def test_a_trickling_reply_hits_the_whole_request_deadline() -> None:
+    async def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=_Trickle())
+
+    error = await stats_error(handler, timeout=0.05)
+    assert isinstance(error, RequestTimeout)
+
+
+async def test_detection_without_a_version_endpoint_or_v2() -> None:
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/vhosts":
+            return envelope(["default"])
+        return httpx.Response(404, json={"message": "[HTTP] Controller not found (404)", "statusCode": 404})
+
+    async with make_client(handler) as client:
+        info = await client.detect()
+    assert (info.edition, info.stats_api, info.version, info.events_supported) == ("oss", "v1", "unknown", None)
+
+
 @pytest.mark.parametrize(("failure", "kind"), [
     (httpx.ConnectError("refused"), UnreachableError),
     (httpx.ReadError("connection reset by peer"), UnreachableError),
@@ -221,3 +249,17 @@ async def test_a_server_that_loses_v2_falls_back_to_v1() -> None:
 def test_a_bad_url_is_refused_before_any_request() -> None:
     with pytest.raises(ValueError, match="not an http"):
         OmeClient("ftp://example.com", TOKEN)
+
+
+async def test_user_info_in_the_url_is_dropped_and_never_shown() -> None:
+    seen: list[str] = []
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers["authorization"])
+        return envelope([])
+
+    client = OmeClient("http://admin:hunter2@ome.test:8081/", TOKEN, transport=httpx.MockTransport(handler))
+    async with client:
+        await client.list_vhosts()
+    assert "hunter2" not in repr(client) and client.api_url == "http://ome.test:8081"
+    assert seen == [f"Basic {ENCODED}"]  # our header, not one built from the URL's user info

@@ -99,6 +99,7 @@ async def test_an_unreachable_server_backs_off_and_recovers_by_itself() -> None:
     engine.add_listener(updates.append)
     path = stream(0, 0, 0)
     engine.select(path)
+    engine.set_visible([NodePath("vh0"), NodePath("vh0", "app0"), stream(0, 0, 1), stream(0, 0, 2)])
     await run_cycles(engine, clock, 3)
     assert engine.connection.status == "connected"
     fake.down = True
@@ -107,11 +108,14 @@ async def test_an_unreachable_server_backs_off_and_recovers_by_itself() -> None:
     assert engine.connection.status == "unreachable"
     assert "connection refused" in engine.connection.message or "cannot connect" in engine.connection.message
     assert engine.connection.next_retry_at is not None
-    assert fake.count(down_at) <= 12  # backing off, not one request per second per node
+    # Once the first cycle has found the link down: one probe (the selected node) per interval at most,
+    # no listings, no other node.
+    selected_stats = "/v2/stats/current/vhosts/vh0/apps/app0/streams/s0"
+    assert fake.count(down_at + 1) == fake.count(down_at + 1, prefix=selected_stats) <= 59
     assert engine.node(path).state is NodeState.STALE
     assert any(u.connection_changed for u in updates)
     fake.down = False
-    await run_cycles(engine, clock, 20)
+    await run_cycles(engine, clock, 2)  # the probe notices within two intervals, however long the outage
     assert engine.connection.status == "connected"
     view = engine.node(path)
     assert view.state is NodeState.LIVE and view.error is None
@@ -149,8 +153,35 @@ async def test_a_vanished_stream_is_ended_and_keeps_its_history() -> None:
     assert len(view.history) == kept and view.latest is view.history[-1]
     assert engine.tree() == {"vh0": {"app0": ["s0", "s1"]}}
     assert any(u.tree_changed for u in updates)
-    polls_after_end = fake.count(clock.monotonic() - 5, prefix="/v2/stats/current/vhosts/vh0/apps/app0/streams/s2")
-    assert polls_after_end == 0  # an ended stream is not polled again
+    s2_stats = "/v2/stats/current/vhosts/vh0/apps/app0/streams/s2"
+    assert fake.count(clock.monotonic() - 5, prefix=s2_stats) <= 5  # selected: one cheap probe per interval
+    engine.select(stream(0, 0, 0))
+    deselected_at = clock.monotonic()
+    await run_cycles(engine, clock, 12)
+    assert fake.count(deselected_at, prefix=s2_stats) == 0  # an ended stream nobody selects is not polled
+    assert engine.node(path).state is NodeState.ENDED
+
+
+async def test_a_selected_stream_that_answers_again_is_live_with_its_history() -> None:
+    """It vanishes and comes back between two listing passes: no pass sees it gone, its own poll does."""
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=3)
+    engine = make_engine(fake, clock, listing_interval=60.0)
+    path = stream(0, 0, 2)
+    engine.select(path)
+    await run_cycles(engine, clock, 4)
+    fake.remove("vh0", "app0", "s2")
+    await run_cycles(engine, clock, 3)
+    assert engine.node(path).state is NodeState.ENDED
+    before = list(engine.node(path).history)
+    fake.tree["vh0"]["app0"].append("s2")
+    fake.restart("vh0", "app0", "s2")
+    await run_cycles(engine, clock, 2)
+    view = engine.node(path)
+    assert view.state is NodeState.LIVE and view.error is None
+    assert list(view.history)[:len(before)] == before  # the history from before is kept
+    reborn = list(view.history)[len(before):]
+    assert reborn and reborn[0].rate_in_bps is None  # a gap where the counters restarted, not a spike
 
 
 async def test_paused_engine_sends_nothing_and_the_data_ages() -> None:
@@ -196,3 +227,56 @@ async def test_run_loop_follows_the_fake_clock_and_refresh_now_wakes_it() -> Non
     finally:
         engine.stop()
         await asyncio.wait_for(task, 10)
+
+
+async def test_a_refused_token_shows_as_unauthorized_and_recovers_when_accepted() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=2)
+    engine = make_engine(fake, clock)
+    engine.select(stream(0, 0, 0))
+    await run_cycles(engine, clock, 3)
+    fake.refuse_auth = True
+    await run_cycles(engine, clock, 5)
+    assert engine.connection.status == "unauthorized"
+    assert "Invalid credential" in engine.connection.message and fake.token not in engine.connection.message
+    fake.refuse_auth = False
+    await run_cycles(engine, clock, 40)
+    assert engine.connection.status == "connected"
+
+
+async def test_one_broken_node_is_stale_and_backs_off_while_the_others_stay_fresh() -> None:
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=3)
+    broken, healthy = stream(0, 0, 1), stream(0, 0, 2)
+    fake.broken.add("/v2/stats/current/vhosts/vh0/apps/app0/streams/s1")
+    engine = make_engine(fake, clock)
+    engine.set_visible([broken, healthy])
+    await run_cycles(engine, clock, 30)
+    view = engine.node(broken)
+    assert view.state is NodeState.STALE and view.error is not None and "HTML" in view.error
+    assert fake.count(prefix="/v2/stats/current/vhosts/vh0/apps/app0/streams/s1") <= 8  # backed off
+    assert engine.node(healthy).state is NodeState.LIVE
+    assert engine.connection.status == "connected"
+    fake.broken.clear()
+    await run_cycles(engine, clock, 40)
+    assert engine.node(broken).state is NodeState.LIVE and engine.node(broken).error is None
+
+
+async def test_a_watched_stream_ended_by_its_poll_is_live_again_when_a_listing_still_shows_it() -> None:
+    """Not selected, so not probed while ended: the next listing pass that lists it brings it back,
+    though no pass ever saw it gone (it vanished and returned between two passes)."""
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=3)
+    engine = make_engine(fake, clock, listing_interval=10.0)
+    watched = stream(0, 0, 1)
+    engine.select(stream(0, 0, 0))
+    engine.set_visible([watched])
+    await run_cycles(engine, clock, 4)
+    fake.remove("vh0", "app0", "s1")
+    await run_cycles(engine, clock, 2)
+    assert engine.node(watched).state is NodeState.ENDED
+    fake.tree["vh0"]["app0"].insert(1, "s1")
+    before = list(engine.node(watched).history)
+    await run_cycles(engine, clock, 12)  # past the next listing pass
+    view = engine.node(watched)
+    assert view.state is NodeState.LIVE and list(view.history)[:len(before)] == before

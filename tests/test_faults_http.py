@@ -201,9 +201,9 @@ async def test_the_same_seed_gives_the_same_faults_in_the_same_order() -> None:
 
 async def test_shares_are_honoured_over_many_requests() -> None:
     async with faulty("5xx=0.25") as simulator, client(simulator) as http:
-        replies = [await http.get("/v1/vhosts") for _ in range(400)]
+        replies = [await http.get("/v1/vhosts") for _ in range(200)]
     errors = sum(1 for r in replies if r.status_code >= 500)
-    assert 70 <= errors <= 130
+    assert 30 <= errors <= 70  # 50 expected; seeded, so the same count every run
     assert all(r.status_code == 200 for r in replies if r.status_code < 500)
 
 

@@ -31,7 +31,8 @@ cue_sets = st.fixed_dictionaries({"eventFormat": st.sampled_from(["cue", "CUE"])
 frame_types = st.sampled_from(["TXXX", "TIT2", "TPE1", "TCOP", "T000", "PRIV", "txxx"])
 id3_frames = st.fixed_dictionaries({"frameType": frame_types},
                                    optional={"info": st.text(max_size=40).filter(lambda t: "\x00" not in t),
-                                             "data": st.text(max_size=80)})
+                                             "data": st.text(max_size=80)}).filter(
+    lambda f: f["frameType"] != "PRIV" or all(ord(c) <= 0xFF for c in f.get("info", "")))  # owners are Latin-1
 id3_sets = st.fixed_dictionaries({"eventFormat": st.sampled_from(["id3v2", "ID3V2"]),
                                   "events": st.lists(id3_frames, min_size=1, max_size=5)},
                                  optional={"eventType": st.sampled_from(["video", "audio", "event", "Video"]),

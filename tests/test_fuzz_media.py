@@ -5,6 +5,7 @@ parsed by m3u8, for any sequence of accepted cue events."""
 from __future__ import annotations
 
 import binascii
+import io
 import re
 from typing import Any
 
@@ -12,10 +13,11 @@ import m3u8
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mutagen.id3 import ID3
 from threefive import Cue
 
 from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3Frame
-from simulator.http.event_validation import validate_event_set
+from simulator.http.event_validation import EventRejected, validate_event_set
 from simulator.media.id3 import build_tag
 from simulator.media.live import LiveMedia
 from simulator.media.markers import PTS_MODULO, scte35_in, scte35_out
@@ -51,70 +53,76 @@ def read_id3v24(tag: bytes) -> list[tuple[str, bytes]]:
 
 
 texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
-values = texts.filter(bool)  # an empty text frame is left out of the tag (see the xfail below)
 owners = st.text(st.characters(max_codepoint=255, blacklist_characters="\x00"), max_size=40)  # ISO-8859-1
 frames = st.one_of(
-    st.builds(lambda i, d: Id3Frame(frameType="TXXX", info=i, data=d), texts, values),
-    st.builds(lambda t, d: Id3Frame(frameType=t, data=d), st.sampled_from(["TIT2", "TPE1", "TALB", "TCOP"]), values),
+    st.builds(lambda i, d: Id3Frame(frameType="TXXX", info=i, data=d), texts, st.none() | texts),
+    st.builds(lambda t, d: Id3Frame(frameType=t, data=d), st.sampled_from(["TIT2", "TPE1", "TALB", "TCOP"]),
+              st.none() | texts),
     st.builds(lambda i, d: Id3Frame(frameType="PRIV", info=i, data=d), owners, texts),
 )
 
 
-def _frame_key(frame: Id3Frame) -> tuple[str, str | None, str | None]:
-    """What identifies a frame in a tag: one T*** per type, one TXXX per description, PRIV per owner+data."""
-    if frame.frameType == "PRIV":
-        return (frame.frameType, frame.info or "", frame.data or "")
-    return (frame.frameType, frame.info or "" if frame.frameType == "TXXX" else None, None)
+def _sent(frame: Id3Frame) -> tuple[str, str | None, str]:
+    """(frame id, owner or description, text) of a frame as sent; absent text is empty text."""
+    return (frame.frameType, frame.info or "" if frame.frameType in ("PRIV", "TXXX") else None, frame.data or "")
 
 
-@FAST
-@given(st.lists(frames, min_size=1, max_size=6, unique_by=_frame_key), st.sampled_from(["video", "audio", "event"]))
-def test_every_id3_tag_holds_exactly_the_frames_sent(sent: list[Id3Frame], event_type: str) -> None:
-    tag = build_tag(Id3EventSet(eventType=event_type, events=sent))  # type: ignore[arg-type]
-    read = read_id3v24(tag)
-    assert sorted(frame_id for frame_id, _ in read) == sorted(f.frameType for f in sent)
-    parsed = {_payload_key(frame_id, payload): payload for frame_id, payload in read}
-    for frame in sent:
-        payload = parsed[_frame_key(frame)]
-        if frame.frameType == "PRIV":
-            owner, _, data = payload.partition(b"\x00")
-            assert (owner.decode("latin-1"), data) == (frame.info or "", (frame.data or "").encode())
-        elif frame.frameType == "TXXX":
-            assert payload[0] == 3  # UTF-8
-            description, _, value = payload[1:].partition(b"\x00")
-            assert (description.decode(), value.rstrip(b"\x00").decode()) == (frame.info or "", frame.data or "")
-        else:
-            assert payload[0] == 3
-            assert payload[1:].rstrip(b"\x00").decode() == (frame.data or "")
-
-
-def _payload_key(frame_id: str, payload: bytes) -> tuple[str, str | None, str | None]:
+def _written(frame_id: str, payload: bytes) -> tuple[str, str | None, str]:
+    """The same triple, decoded from a frame's bytes by the ID3v2.4 layout."""
     if frame_id == "PRIV":
         owner, _, data = payload.partition(b"\x00")
         return (frame_id, owner.decode("latin-1"), data.decode())
+    assert payload[0] == 3  # UTF-8
     if frame_id == "TXXX":
-        return (frame_id, payload[1:].partition(b"\x00")[0].decode(), None)
-    return (frame_id, None, None)
+        description, _, value = payload[1:].partition(b"\x00")
+        return (frame_id, description.decode(), value.rstrip(b"\x00").decode())
+    return (frame_id, None, payload[1:].rstrip(b"\x00").decode())
 
 
-def _accepted_then_built(value: dict[str, Any]) -> bytes:
-    event_set = validate_event_set(value, "enterprise")
+@FAST
+@given(st.lists(frames, min_size=1, max_size=6), st.sampled_from(["video", "audio", "event"]))
+def test_every_id3_tag_holds_exactly_the_frames_sent(sent: list[Id3Frame], event_type: str) -> None:
+    """Every frame sent is written once, in order, even two with the same key (as the real server does)."""
+    tag = build_tag(Id3EventSet(eventType=event_type, events=sent))  # type: ignore[arg-type]
+    assert tag is not None
+    assert [_written(frame_id, payload) for frame_id, payload in read_id3v24(tag)] == [_sent(f) for f in sent]
+    parsed = ID3(io.BytesIO(tag))  # type: ignore[no-untyped-call]
+    assert parsed.version == (2, 4, 0) and {key[:4] for key in parsed} == {f.frameType for f in sent}
+
+
+def _accepted_then_built(value: dict[str, Any]) -> bytes | None:
+    """The tag of an event set the API accepts; None when the API refuses it (a 400 is a fine answer too)."""
+    try:
+        event_set = validate_event_set(value, "enterprise")
+    except EventRejected:
+        return None
     assert isinstance(event_set, Id3EventSet)
     return build_tag(event_set)
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeEncodeError,
-                   reason="the API accepts any PRIV owner, but ID3 owners are ISO-8859-1 and building the tag fails")
-def test_a_priv_owner_the_api_accepts_can_be_written() -> None:
-    tag = _accepted_then_built({"eventFormat": "id3v2", "events": [{"frameType": "PRIV", "info": "ĀB", "data": "x"}]})
-    assert read_id3v24(tag)[0][0] == "PRIV"
+@FAST
+@given(owners | texts.map(lambda t: "Ā" + t))
+def test_a_priv_owner_is_written_when_latin_1_and_refused_otherwise(owner: str) -> None:
+    body = {"eventFormat": "id3v2", "events": [{"frameType": "PRIV", "info": owner, "data": "x"}]}
+    if all(ord(c) <= 0xFF for c in owner):
+        tag = _accepted_then_built(body)
+        assert tag is not None and read_id3v24(tag) == [("PRIV", owner.encode("latin-1") + b"\x00x")]
+    else:
+        with pytest.raises(EventRejected, match=r"^info of a PRIV frame must be Latin-1 text$"):
+            validate_event_set(body, "enterprise")
 
 
-@pytest.mark.xfail(strict=True, reason="a text frame without data is accepted by the API but dropped from the "
-                                      "tag, leaving an ID3 tag with no frame (ID3v2.4 requires at least one)")
-def test_a_text_frame_without_data_still_makes_a_frame() -> None:
+def test_an_event_set_that_cannot_be_encoded_is_skipped_not_raised(caplog: pytest.LogCaptureFixture) -> None:
+    """Second line behind the API's check: no tag (logged), never an exception in the media path."""
+    unencodable = Id3EventSet(eventType="event", events=[Id3Frame(frameType="PRIV", info="ĀB", data="x")])
+    assert build_tag(unencodable) is None
+    assert "cannot be encoded" in caplog.text
+
+
+def test_a_text_frame_without_data_is_written_with_empty_text() -> None:
     tag = _accepted_then_built({"eventFormat": "id3v2", "events": [{"frameType": "TIT2"}]})
-    assert [frame_id for frame_id, _ in read_id3v24(tag)] == ["TIT2"]
+    assert tag is not None and read_id3v24(tag) == [("TIT2", b"\x03\x00")]
+    assert str(ID3(io.BytesIO(tag))["TIT2"]) == ""  # type: ignore[no-untyped-call]
 
 
 def _crc32_mpeg2(data: bytes) -> int:
@@ -137,11 +145,19 @@ def _decoded(hex_text: str) -> dict[str, Any]:
     return command
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError,
-                   reason="threefive's mk_splice_insert also writes the event id into the 16-bit "
-                          "unique_program_id: from the 65,536th accepted event of a server on, no break can be written")
-def test_a_break_from_the_65536th_event_of_the_server_can_be_written() -> None:
-    assert _decoded(scte35_out(65_536, 90_000, 30_000))["splice_event_id"] == 65_536
+@pytest.mark.parametrize("event_id", [65_535, 65_536, 1_000_003, 2**32 - 1, 2**32 + 7])
+def test_a_break_from_the_65536th_event_of_the_server_on_can_be_written(event_id: int) -> None:
+    """splice_event_id is 32 bits (the id wraps), unique_program_id 16 bits: neither may overflow."""
+    for hex_text in (scte35_out(event_id, 90_000, 30_000), scte35_in(event_id, 180_000)):
+        command = _decoded(hex_text)
+        assert command["splice_event_id"] == event_id % 2**32
+        assert command["unique_program_id"] == event_id & 0xFFFF
+
+
+def test_a_splice_where_the_pts_wraps_to_zero_is_still_timed() -> None:
+    """PTS 0 (every 2^33 ticks) is a time like any other, not "splice immediately"."""
+    command = _decoded(scte35_out(7, PTS_MODULO * 2, 30_000))
+    assert (command["splice_immediate_flag"], command["time_specified_flag"], command["pts_time"]) == (False, True, 0)
 
 
 @settings(max_examples=25, deadline=None)

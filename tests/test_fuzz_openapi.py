@@ -42,6 +42,7 @@ class BackgroundSimulator:
 
     def stop(self) -> None:
         asyncio.run_coroutine_threadsafe(self.simulator.stop(), self._loop).result(30)
+        asyncio.run_coroutine_threadsafe(_cancel_the_rest(), self._loop).result(30)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
 
@@ -82,3 +83,12 @@ def test_every_operation_answers_in_the_envelope_and_as_documented(case: Any, ap
         schemathesis.checks.content_type_conformance,
         schemathesis.checks.response_schema_conformance,
     ])
+
+
+async def _cancel_the_rest() -> None:
+    """Cancel what the simulator leaves running on its loop (the publisher's sweeper), so nothing dangles."""
+    current = asyncio.current_task()
+    rest = [task for task in asyncio.all_tasks() if task is not current]
+    for task in rest:
+        task.cancel()
+    await asyncio.gather(*rest, return_exceptions=True)

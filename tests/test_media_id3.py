@@ -13,6 +13,7 @@ import httpx
 from conftest import api_client, running_simulator
 from mutagen.id3 import ID3
 
+from omeconsole.api.wire import Id3EventSet, Id3Frame
 from simulator.world.clock import ManualClock
 
 EVENT = {"eventFormat": "id3v2", "eventType": "event", "events": [
@@ -74,3 +75,67 @@ async def test_id3_event_reaches_fmp4_emsg_and_ts_pes() -> None:
             assert "XYZ" not in playlist and "ID3" not in playlist
         medialist = (await pub.get(f"/app/stream/medialist_{key}_hls.m3u8")).text
         assert "XYZ" not in medialist
+
+
+def _walk_frames(tag: bytes) -> list[tuple[str, bytes]]:
+    """(frame id, payload) of every frame, walked by the ID3v2.4 layout (syncsafe sizes, no padding)."""
+    def syncsafe(data: bytes) -> int:
+        return (data[0] << 21) | (data[1] << 14) | (data[2] << 7) | data[3]
+
+    assert tag[:5] == b"ID3\x04\x00" and syncsafe(tag[6:10]) == len(tag) - 10
+    frames, at = [], 10
+    while at < len(tag):
+        size = syncsafe(tag[at + 4:at + 8])
+        frames.append((tag[at:at + 4].decode("ascii"), tag[at + 10:at + 10 + size]))
+        at += 10 + size
+    return frames
+
+
+async def _part_tags(pub: httpx.AsyncClient, key: str) -> list[bytes]:
+    tags = []
+    for index in range(12):
+        part = (await pub.get(f"/app/stream/part_0_1_{index}_video_{key}_llhls.m4s")).content
+        tags += [message for _, _, message in _emsg_tags(part)]
+    return tags
+
+
+async def test_every_frame_sent_reaches_the_tag_even_repeated_keys_and_empty_text() -> None:
+    """As the real server writes them: two TIT2 and two TXXX with one description give four frames."""
+    clock = ManualClock()
+    event = {"eventFormat": "id3v2", "eventType": "video", "events": [
+        {"frameType": "TIT2", "data": "first"}, {"frameType": "TIT2", "data": "second"},
+        {"frameType": "TXXX", "info": "adId", "data": "A"}, {"frameType": "TXXX", "info": "adId", "data": "B"},
+        {"frameType": "TPE1"},
+    ]}
+    async with running_simulator(clock=clock) as sim, api_client(sim) as api, httpx.AsyncClient(
+            base_url=sim.publisher_url) as pub:
+        clock.advance(7.25)
+        assert (await api.post("/v1/vhosts/default/apps/app/streams/stream:sendEvent", json=event)).status_code == 200
+        clock.advance(13 - 7.25)
+        key = (await pub.get("/app/stream/llhls.m3u8")).text.splitlines()[-1].split("_")[3]
+        (tag,) = await _part_tags(pub, key)
+    assert _walk_frames(tag) == [("TIT2", b"\x03first\x00"), ("TIT2", b"\x03second\x00"),
+                                 ("TXXX", b"\x03adId\x00A\x00"), ("TXXX", b"\x03adId\x00B\x00"),
+                                 ("TPE1", b"\x03\x00")]
+    parsed = ID3(io.BytesIO(tag))  # type: ignore[no-untyped-call]
+    assert parsed.version == (2, 4, 0) and {"TIT2", "TXXX:adId", "TPE1"} <= set(parsed)
+
+
+async def test_an_accepted_event_that_cannot_be_encoded_never_breaks_the_stream() -> None:
+    """Behind the API's 400: if such an event were accepted anyway, it is left out and the stream plays on."""
+    clock = ManualClock()
+    async with running_simulator(clock=clock) as sim, httpx.AsyncClient(base_url=sim.publisher_url) as pub:
+        stream = sim.world.find_stream("default", "app", "stream")
+        assert stream is not None
+        clock.advance(7.25)
+        bad = Id3EventSet(eventType="video", events=[Id3Frame(frameType="PRIV", info="owner-\u0100", data="x")])
+        good = Id3EventSet(eventType="video", events=[Id3Frame(frameType="TIT2", data="still here")])
+        sim.world.accept_events(stream, [(bad, {}), (good, {})])
+        clock.advance(13 - 7.25)
+        master = await pub.get("/app/stream/llhls.m3u8")
+        assert master.status_code == 200
+        key = master.text.splitlines()[-1].split("_")[3]
+        chunklist = await pub.get(f"/app/stream/chunklist_0_video_{key}_llhls.m3u8")
+        assert chunklist.status_code == 200 and "#EXT-X-PART:" in chunklist.text
+        (tag,) = await _part_tags(pub, key)
+    assert _walk_frames(tag) == [("TIT2", b"\x03still here\x00")]

@@ -59,6 +59,7 @@ class Publisher:
 
     def stop(self) -> None:
         self._run(self.simulator.stop())
+        self._run(_cancel_the_rest())
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
 
@@ -189,3 +190,12 @@ def test_the_audit_hook_does_see_files_being_opened() -> None:
     finally:
         recorded, _opened = _opened, None
     assert str(Path(__file__)) in recorded
+
+
+async def _cancel_the_rest() -> None:
+    """Cancel what the simulator leaves running on its loop (the publisher's sweeper), so nothing dangles."""
+    current = asyncio.current_task()
+    rest = [task for task in asyncio.all_tasks() if task is not current]
+    for task in rest:
+        task.cancel()
+    await asyncio.gather(*rest, return_exceptions=True)

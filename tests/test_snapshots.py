@@ -50,7 +50,7 @@ def test_help_screen(snap_compare: SnapCompare, quiet_ui: None, threaded_sim: Th
     async def open_help(pilot: Pilot[Any]) -> None:
         await pilot.press("question_mark")
 
-    assert snap_compare(app, terminal_size=(120, 40), run_before=warmed(clock, threaded_sim, 3, open_help))
+    assert snap_compare(app, terminal_size=(100, 36), run_before=warmed(clock, threaded_sim, 2, open_help))
 
 
 def test_command_palette(snap_compare: SnapCompare, quiet_ui: None, threaded_sim: ThreadedSimulator,
@@ -61,7 +61,7 @@ def test_command_palette(snap_compare: SnapCompare, quiet_ui: None, threaded_sim
     async def open_palette(pilot: Pilot[Any]) -> None:
         await pilot.press("ctrl+p", *"theme: ome")
 
-    assert snap_compare(app, terminal_size=(120, 40), run_before=warmed(clock, threaded_sim, 3, open_palette))
+    assert snap_compare(app, terminal_size=(100, 30), run_before=warmed(clock, threaded_sim, 2, open_palette))
 
 
 def test_disconnected_banner(snap_compare: SnapCompare, quiet_ui: None, tmp_path: Path) -> None:

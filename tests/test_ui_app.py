@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
 from textual.geometry import Region
@@ -30,10 +31,11 @@ from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.help import HelpScreen
 from omeconsole.ui.screens.node_screen import NodeScreen
-from omeconsole.ui.screens.prompts import ExportDone, TokenPrompt
+from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+from simulator.world.scenario import StreamSpec
 
 __all__ = ["console_clock", "quiet_ui", "threaded_sim"]
 
@@ -70,7 +72,7 @@ async def test_tree_lists_every_stream_with_badges(quiet_ui, threaded_sim: Threa
         paths = tree_of(app).paths()
         assert NEWS in paths and CONCERT in paths and NodePath("default", "live") in paths
         label = app.node_label(NEWS).plain
-        assert "● live" in label and "srt" in label and "viewers" in label and "in 2." in label
+        assert "● live" in label and "srt" in label and "viewers" in label and " Mb/s  out " in label
         assert "Mb/s" in shown(tree_of(app))
         await pilot.resize_terminal(100, 30)  # narrower: the tree keeps name, state and viewers
         await driver.step()
@@ -96,7 +98,7 @@ async def test_navigation_moves_the_detail_with_the_cursor(quiet_ui, threaded_si
         assert app.engine.selected == NodePath("default", "app", "backup")
 
 
-async def test_filter_narrows_the_tree_and_escape_clears_it(quiet_ui, threaded_sim: ThreadedSimulator,
+async def test_filter_narrows_the_tree_escape_clears_it_and_s_sorts(quiet_ui, threaded_sim: ThreadedSimulator,
                                                             console_clock: ParkingClock, tmp_path: Path) -> None:
     app = make_app(threaded_sim.api_url, console_clock, tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -113,21 +115,13 @@ async def test_filter_narrows_the_tree_and_escape_clears_it(quiet_ui, threaded_s
         await pilot.pause()
         assert NEWS in tree_of(app).paths() and len(tree_of(app).paths()) == 11
         assert "filter:" not in status_of(app)
-
-
-async def test_sorting_by_viewers_puts_the_busiest_stream_first(quiet_ui, threaded_sim: ThreadedSimulator,
-                                                                console_clock: ParkingClock,
-                                                                tmp_path: Path) -> None:
-    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        driver = Driver(pilot, console_clock, threaded_sim)
-        await driver.warm_up(2)
-        await pilot.press("s")
+        await driver.step()
+        await pilot.press("s")  # sort by viewers: the busiest stream first, the unwatched one last
         await pilot.pause()
         app_streams = [p for p in tree_of(app).paths() if p.level == "stream" and p.app == "app"]
         viewers = [app.view(p).latest.viewers for p in app_streams]  # type: ignore[union-attr]
         assert viewers == sorted(viewers, reverse=True)
-        assert app_streams[-1] == NodePath("default", "app", "backup")  # nobody watches it
+        assert app_streams[-1] == NodePath("default", "app", "backup")
         assert "sort: viewers" in status_of(app)
 
 
@@ -191,19 +185,8 @@ async def test_pause_stops_polling_and_the_age_keeps_counting(quiet_ui, threaded
         assert app.view(NEWS).state is NodeState.LIVE
 
 
-async def test_plus_and_minus_change_the_interval(quiet_ui, threaded_sim: ThreadedSimulator,
-                                                  console_clock: ParkingClock, tmp_path: Path) -> None:
-    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await Driver(pilot, console_clock, threaded_sim).settle()
-        await pilot.press("plus")
-        assert app.engine.interval == 2.0 and "every 2 s" in status_of(app)
-        await pilot.press("minus", "minus", "minus")
-        assert app.engine.interval == 0.5 and "every 0.5 s" in status_of(app)
-
-
-async def test_refresh_polls_the_selected_node_at_once(quiet_ui, threaded_sim: ThreadedSimulator,
-                                                       console_clock: ParkingClock, tmp_path: Path) -> None:
+async def test_refresh_polls_at_once_and_plus_minus_change_the_interval(
+        quiet_ui, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
     app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/app/news")
     async with app.run_test(size=(100, 30)) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
@@ -213,6 +196,10 @@ async def test_refresh_polls_the_selected_node_at_once(quiet_ui, threaded_sim: T
         await pilot.press("r")
         await driver.settle()
         assert len(app.view(NEWS).history) == before + 1
+        await pilot.press("plus")
+        assert app.engine.interval == 2.0 and "every 2 s" in status_of(app)
+        await pilot.press("minus", "minus", "minus")
+        assert app.engine.interval == 0.5 and "every 0.5 s" in status_of(app)
 
 
 async def test_starts_disconnected_and_recovers_by_itself(quiet_ui, console_clock: ParkingClock,
@@ -254,6 +241,11 @@ async def test_a_stream_that_ends_is_marked_ended_and_keeps_its_history(
         assert CONCERT in tree_of(app).paths(), "an ended stream stays in the tree for a while"
         assert "■ ended" in app.node_label(CONCERT).plain
         assert "■ ended" in header_of(app)
+        threaded_sim.call(lambda: world.start_stream("default", "live", StreamSpec(name="bazaar")))
+        await driver.step(1.0, times=3)
+        live_streams = [p.stream for p in tree_of(app).paths() if p.level == "stream" and p.app == "live"]
+        assert live_streams == ["bazaar", "church", "concert", "lobby-cam", "studio-b"], "inserted in name order"
+        assert tree_of(app).cursor_path == CONCERT, "the cursor stays on its stream"
 
 
 async def test_a_refused_token_opens_the_prompt(quiet_ui, threaded_sim: ThreadedSimulator,
@@ -341,3 +333,41 @@ async def test_below_80x24_one_panel_remains(quiet_ui, threaded_sim: ThreadedSim
         await pilot.resize_terminal(120, 40)
         await driver.step()
         assert app.screen.query_one(NodeDetail).display
+
+
+async def test_palette_connect_switches_to_another_server(threaded_sim: ThreadedSimulator,
+                                                          console_clock: ParkingClock, tmp_path: Path) -> None:
+    """ctrl+p → "Connect to a server…" → address and token: the console polls the new server."""
+    app = make_app("http://127.0.0.1:9", console_clock, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.settle()
+        assert app.connection.status == "unreachable"
+        await pilot.press("ctrl+p", *"connect to", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConnectPrompt)
+        url = app.screen.query_one("#url", Input)
+        url.value = threaded_sim.api_url
+        await pilot.press("tab", *TOKEN, "enter")
+        await driver.step(1.0, times=2)
+        assert isinstance(app.screen, DashboardScreen)
+        assert app.connection.status == "connected" and app.settings.api_url == threaded_sim.api_url
+        assert NEWS in tree_of(app).paths()
+        assert not app.screen.query_one(Banner).display
+
+
+async def test_palette_switches_to_a_profile_from_the_config_file(
+        threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    config = Path(os.environ["OMECONSOLE_CONFIG"])
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[profiles.lab]\napi_url = "{threaded_sim.api_url}"\ntoken = "{TOKEN}"\n'
+                      'listing_interval = 2.0\nrequest_budget = 500.0\n')
+    config.chmod(0o600)
+    app = make_app("http://127.0.0.1:9", console_clock, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.settle()
+        await pilot.press("ctrl+p", *"profile: lab", "enter")
+        await driver.step(1.0, times=2)
+        assert app.settings.profile == "lab"
+        assert app.connection.status == "connected" and NEWS in tree_of(app).paths()

@@ -96,7 +96,11 @@ def make_settings(api_url: str, *, token: str = TOKEN, theme: str = "ome-dark", 
 
 def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | None = None,
              token: str = TOKEN, theme: str = "ome-dark", **extra: Any) -> ConsoleApp:
-    """The real app, its connector over HTTP with the fake clock and a seeded jitter source."""
+    """The real app, its connector over HTTP with the fake clock and a seeded jitter source.
+
+    Redraws follow every report (the default `redraw_gap=0`): the real terminal's merge of reports
+    waits on a real-time timer, which would otherwise decide what a frozen-clock screenshot shows.
+    """
     return ConsoleApp(make_settings(api_url, token=token, theme=theme, **extra),
                       http_connector(clock, rng=random.Random(SEED)), clock,
                       select=NodePath.parse(select) if select else None,
@@ -158,9 +162,12 @@ class Driver:
         await self.step(1.0, times=seconds)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def quiet_ui(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """No cursor blink, no user config or data, a fixed time zone: what a screenshot needs to repeat."""
+    """No cursor blink, no user config or data, a fixed time zone: what a screenshot needs to repeat.
+
+    Autouse in every module that imports it (the UI test modules do).
+    """
     monkeypatch.setattr(Input, "cursor_blink", False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))

@@ -98,8 +98,9 @@ class OmeClient:
         parts = urlsplit(api_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {api_url!r}")
-        self.api_url = api_url.rstrip("/")
         self._host = parts.netloc.rpartition("@")[2]
+        self.api_url = f"{parts.scheme}://{self._host}{parts.path}".rstrip("/")
+        """The base URL without any user info (it is shown in banners and logs)."""
         self.timeout = timeout
         self.server_info: ServerInfo | None = None
         self._stats_api: StatsApi | None = None
@@ -196,7 +197,10 @@ class OmeClient:
 
     async def detect(self) -> ServerInfo:
         """Which edition and statistics API the server has; cached in `server_info`."""
-        version = await self.version()
+        try:
+            version = await self.version()
+        except NotFoundError:  # servers older than the version endpoint still serve statistics
+            version = VersionInfo(gitVersion="unknown", version="unknown")
         vhosts = await self.list_vhosts()
         probe = f"/v2/stats/current/vhosts/{_segment(vhosts[0] if vhosts else '_')}"
         stats_api: StatsApi = "v2"

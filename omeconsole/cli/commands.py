@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,8 @@ async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock) -
         stats = await client.stats(path)
         print(fmt.dumps(stats) if args.json else fmt.stats_text(path, stats, client.server_info))
         return EXIT_OK
+    if args.interval <= 0 or (args.count is not None and args.count < 1):
+        raise UsageError("--interval must be positive and --count at least 1")
     previous: Sample | None = None
     shown = 0
     while args.count is None or shown < args.count:
@@ -125,20 +128,23 @@ async def cmd_send(client: OmeClient, args: argparse.Namespace, audit: AuditLog)
     """cue-out, cue-in, id3 and send-events: send once, audit the exact body and outcome."""
     path = parse_path(args.path, level="stream")
     action: str = args.command
+    send: Callable[[], Awaitable[SendResult]]
     if action == "cue-out":
         if args.duration <= 0:
             raise UsageError("--duration must be a positive number of seconds")
-        send = client.cue_out(path, round(args.duration * 1000))
+        duration_ms = round(args.duration * 1000)
+        send = lambda: client.cue_out(path, duration_ms)  # noqa: E731 - built first, sent after confirm opens
     elif action == "cue-in":
-        send = client.cue_in(path)
+        send = lambda: client.cue_in(path)  # noqa: E731
     elif action == "id3":
-        send = client.id3(path, _frames(args), args.event_type)
+        frames = _frames(args)
+        send = lambda: client.id3(path, frames, args.event_type)  # noqa: E731
     else:
         sets = _events_file(args.file)
-        send = client.send_events(path, sets)
+        send = lambda: client.send_events(path, sets)  # noqa: E731
     confirmer = await wait_confirm.open_if_asked(args, path, action, _frames(args) if action == "id3" else None)
     try:
-        result: SendResult = await send
+        result: SendResult = await send()
     except OmeError as error:
         if confirmer is not None:
             await confirmer.cancel()

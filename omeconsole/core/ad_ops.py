@@ -92,6 +92,7 @@ class AdOps:
         self._follow = follow_playlists
         self._streams: dict[NodePath, StreamAdOps] = {}
         self._recorded: set[str] = set()
+        self._viewed: set[NodePath] = set()
         self._early_sightings: dict[str, list[Sighting]] = {}
         self._listeners: list[Callable[[NodePath, WatcherEvent | ActionOutcome], None]] = []
 
@@ -111,14 +112,29 @@ class AdOps:
             self._streams[path] = entry
         return self._streams[path]
 
-    def watch(self, path: NodePath) -> StreamAdOps:
+    def watch(self, path: NodePath, *, viewer: bool = True) -> StreamAdOps:
         """Start following the stream's playlist in the background (idempotent).
 
-        With `follow_playlists=False` nothing starts: the caller drives `watcher.poll_once()`."""
+        `viewer=True` (a panel shows it) keeps it followed until `unwatch`; a send alone keeps it
+        followed only while something it sent still waits for confirmation. With
+        `follow_playlists=False` nothing starts: the caller drives `watcher.poll_once()`."""
         entry = self.stream(path)
+        if viewer:
+            self._viewed.add(path)
         if self._follow and (entry.task is None or entry.task.done()):
             entry.task = asyncio.create_task(entry.watcher.run(), name=f"playlist-watcher {path}")
         return entry
+
+    def unwatch(self, path: NodePath) -> None:
+        """The panel closed: stop reading the playlist unless a send still waits for it."""
+        self._viewed.discard(path)
+        if path in self._streams:
+            self._stop_if_idle(self._streams[path])
+
+    def _stop_if_idle(self, entry: StreamAdOps) -> None:
+        if entry.path not in self._viewed and not entry.watcher.pending and entry.task is not None:
+            entry.task.cancel()
+            entry.task = None
 
     async def aclose(self) -> None:
         for entry in self._streams.values():
@@ -158,7 +174,7 @@ class AdOps:
         """Read-only and in-flight checks, then one request; audit before anything is shown."""
         if self.read_only:
             return self._tell(path, ActionOutcome(action, "refused", READ_ONLY_MESSAGE))
-        entry = self.watch(path)
+        entry = self.watch(path, viewer=False)
         refusal = entry.ad_break.try_begin(action)
         if refusal is not None:
             return self._tell(path, ActionOutcome(action, "refused", refusal))
@@ -174,47 +190,57 @@ class AdOps:
             result = await (self.client.send_events(path, [event_set]) if action == "id3"
                             else self.client.send_event(path, event_set))
         except OutcomeUnknown as error:
-            self._record(send_id, path, action, getattr(error, "body", body), "unknown", error.message)
+            warning = self._record(send_id, path, action, getattr(error, "body", body), "unknown", error.message)
             entry.ad_break.send_unknown(action)
-            return self._tell(path, ActionOutcome(action, "unknown", f"{action}: {OUTCOME_UNKNOWN}", send_id,
-                                                  body=body, sighting=expectation.future))
+            return self._tell(path, ActionOutcome(action, "unknown", f"{action}: {OUTCOME_UNKNOWN}{warning}",
+                                                  send_id, body=body, sighting=expectation.future))
         except OmeError as error:
             status: Status = error.status if error.status is not None else (
                 "not-sent" if isinstance(error, UnreachableError) else "unknown")
             entry.watcher.forget(expectation)
-            self._record(send_id, path, action, getattr(error, "body", body), status, error.message)
+            self._stop_if_idle(entry)
+            warning = self._record(send_id, path, action, getattr(error, "body", body), status, error.message)
             entry.ad_break.send_failed(action, error.message)
-            return self._tell(path, ActionOutcome(action, "failed", f"{action} not sent: {error.message}", send_id,
-                                                  error.status, body))
+            return self._tell(path, ActionOutcome(action, "failed", f"{action} not sent: {error.message}{warning}",
+                                                  send_id, error.status, body))
         except BaseException:
-            entry.watcher.forget(expectation)
-            entry.ad_break.send_failed(action, "cancelled")
+            # Stopped while waiting (the console quits): the request may have gone out, so it is
+            # logged as unknown rather than lost.
+            self._record(send_id, path, action, body, "unknown", "the console stopped waiting for the answer")
+            entry.ad_break.send_unknown(action)
             raise
-        self._record(send_id, path, action, result.body, result.status, result.message)
+        warning = self._record(send_id, path, action, result.body, result.status, result.message)
         entry.ad_break.send_accepted(action, planned_s=planned_s)
         return self._tell(path, ActionOutcome(
-            action, "sent", f"{action} accepted ({result.status} {result.message})", send_id, result.status,
-            result.body, expectation.future,
+            action, "sent", f"{action} accepted ({result.status} {result.message}){warning}", send_id,
+            result.status, result.body, expectation.future,
         ))
 
     def _record(
         self, send_id: str, path: NodePath, action: Action, body: object, status: Status, message: str
-    ) -> None:
-        """The send line first, then any confirmation that arrived while the answer was awaited."""
+    ) -> str:
+        """The send line first, then any confirmation that arrived while the answer was awaited.
+
+        Returns "" or a warning for the operator: a full disk must not hide that the send happened."""
         assert path.app is not None and path.stream is not None
-        self.audit.record_send(
-            server=self.client.api_url, vhost=path.vhost, app=path.app, stream=path.stream,
-            action=action, body=body, status=status, message=message, send_id=send_id,
-        )
-        self._recorded.add(send_id)
-        for sighting in self._early_sightings.pop(send_id, []):
-            self.audit.record_confirmation(send_id, sighting.seen_after_s, sighting.detail)
+        try:
+            self.audit.record_send(
+                server=self.client.api_url, vhost=path.vhost, app=path.app, stream=path.stream,
+                action=action, body=body, status=status, message=message, send_id=send_id,
+            )
+            self._recorded.add(send_id)
+            for sighting in self._early_sightings.pop(send_id, []):
+                self.audit.record_confirmation(send_id, sighting.seen_after_s, sighting.detail)
+        except OSError as error:
+            return f" — audit log {self.audit.path} NOT written: {error.strerror or error}"
+        return ""
 
     def _on_watcher(self, entry: StreamAdOps, event: WatcherEvent) -> None:
         if isinstance(event, Sighting):
             entry.ad_break.on_sighting(event)
             if event.send_id in self._recorded:
-                self.audit.record_confirmation(event.send_id, event.seen_after_s, event.detail)
+                with contextlib.suppress(OSError):  # the panel still shows it; the send line is there
+                    self.audit.record_confirmation(event.send_id, event.seen_after_s, event.detail)
             elif event.send_id is not None:
                 self._early_sightings.setdefault(event.send_id, []).append(event)
         elif isinstance(event, PlaylistRead):
@@ -223,6 +249,8 @@ class AdOps:
             entry.ad_break.playlist_status(False)
         for listener in list(self._listeners):
             listener(entry.path, event)
+        if isinstance(event, Sighting):
+            self._stop_if_idle(entry)
 
     def _tell(self, path: NodePath, outcome: ActionOutcome) -> ActionOutcome:
         for listener in list(self._listeners):

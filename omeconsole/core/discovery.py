@@ -9,7 +9,7 @@ and reports which nodes vanished, so the engine can mark them ended.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from omeconsole.api.client import OmeClient
 from omeconsole.core.model import NodePath
@@ -23,7 +23,10 @@ class ListingOutcome:
     gone: list[NodePath]
     """Nodes no longer listed: the engine marks them ended."""
     appeared: list[NodePath]
-    """Streams newly listed: one that had ended under this name is live again."""
+    """Streams newly listed."""
+    listed: list[NodePath] = field(default_factory=list)
+    """Every node the answer lists: one the engine had marked ended is live again, even if no listing
+    pass saw it gone (it vanished and came back between two passes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,7 @@ class ListingWalker:
         gone: list[NodePath] = []
         appeared: list[NodePath] = []
         changed = False
+        present: list[NodePath] = []
         if job.vhost is None:
             new_tree = {v: self.tree.get(v, {}) for v in dict.fromkeys(names)}
             for vhost, apps in self.tree.items():
@@ -99,6 +103,7 @@ class ListingWalker:
             changed = list(new_tree) != list(self.tree)
             self.tree = new_tree
             self._queue.extend(ListingJob(v) for v in new_tree)
+            present = [NodePath(v) for v in new_tree]
         elif job.app is None:
             old_apps = self.tree.get(job.vhost)
             if old_apps is not None:
@@ -109,6 +114,7 @@ class ListingWalker:
                 changed = list(new_apps) != list(old_apps)
                 self.tree = {**self.tree, job.vhost: new_apps}
                 self._queue.extend(ListingJob(job.vhost, a) for a in new_apps)
+                present = [NodePath(job.vhost, a) for a in new_apps]
         else:
             listed = self.tree.get(job.vhost)
             if listed is not None and job.app in listed:
@@ -119,10 +125,11 @@ class ListingWalker:
                 before = set(old_streams)
                 appeared.extend(NodePath(job.vhost, job.app, s) for s in new_streams if s not in before)
                 changed = new_streams != old_streams
+                present = [NodePath(job.vhost, job.app, s) for s in new_streams]
                 if changed:
                     self.tree = {**self.tree, job.vhost: {**listed, job.app: new_streams}}
         self._finish_if_done()
-        return ListingOutcome(changed, gone, appeared)
+        return ListingOutcome(changed, gone, appeared, present)
 
     def apply_missing(self, job: ListingJob) -> ListingOutcome:
         """The listed parent itself is gone (404): drop it and everything under it."""

@@ -4,7 +4,16 @@ Each cycle plans its requests under a global budget (a token bucket): first the 
 (every interval), then a slice of the listing pass (about every 10 s, spread over cycles), then the
 other watched nodes, oldest reading first, so they are refreshed round-robin when the budget cannot
 cover them all. Requests run with bounded concurrency. Failures back off with jitter and recover by
-themselves; a stream that vanished is marked ENDED and keeps its history.
+themselves; a stream that vanished is marked ENDED and keeps its history, and is LIVE again (same
+history) as soon as it answers or is listed again.
+
+Back-off has two depths, because the operator must see a server come back within two intervals while
+a failing server must not be hammered:
+- the probe (the one request the engine sends while the link is down, and the selected node's own
+  poll) backs off with jitter but never beyond one interval, so it is retried at least once per
+  interval: one cheap request per interval to a down server;
+- bulk work (the other watched nodes, listings) is not sent at all while the link is down, and a node
+  that keeps failing on its own backs off exponentially with jitter up to `backoff_cap`.
 """
 
 from __future__ import annotations
@@ -53,6 +62,12 @@ class PollSettings:
     """At most this share of a cycle's requests goes to listings while watched nodes wait."""
     backoff_base: float = 1.0
     backoff_cap: float = 30.0
+
+    def __post_init__(self) -> None:
+        if min(self.interval, self.listing_interval, self.request_budget, self.history_seconds) <= 0:
+            raise ValueError("intervals, the request budget and the history length must be positive")
+        if self.max_concurrency < 1:
+            raise ValueError("at least one request must be allowed at a time")
 
 
 @dataclass(frozen=True)
@@ -254,7 +269,7 @@ class PollingEngine:
         wake, due = now + self._interval, 0
         for path in self._watch_order():
             record = self._records.get(path)
-            if record is not None and record.ended:
+            if record is not None and record.ended and path != self._selected:
                 continue
             at = record.next_due if record is not None else now
             wake = min(wake, at)
@@ -339,10 +354,14 @@ class PollingEngine:
         return jobs
 
     def _due(self, path: NodePath, now: float) -> bool:
+        """An ENDED node is left alone, except the selected one: it is asked once per interval so a
+        stream that comes back between listing passes is LIVE again at once."""
         record = self._records.get(path)
         if record is None:
             return True
-        return not record.ended and record.next_due <= now + 0.1 * self._interval
+        if record.ended and path != self._selected:
+            return False
+        return record.next_due <= now + 0.1 * self._interval
 
     async def _run(self, job: _Job) -> tuple[_Job, object | OmeError, float]:
         async with self._semaphore:
@@ -397,7 +416,7 @@ class PollingEngine:
             if record is not None and not record.ended:
                 record.ended = True
                 changes.nodes.add(path)
-        for path in outcome.appeared:
+        for path in outcome.listed:
             record = self._records.get(path)
             if record is not None and record.ended:
                 record.ended = False
@@ -424,7 +443,8 @@ class PollingEngine:
         elif isinstance(result, OmeError):
             record.error = result.message
             if job.kind == "stats" and not isinstance(result, _LINK_ERRORS):
-                delay = min(self.settings.backoff_cap, self._interval * 2 ** min(record.failures, 16))
+                cap = self._interval if job.path == self._selected else self.settings.backoff_cap
+                delay = min(cap, self._interval * 2 ** min(record.failures, 16))
                 record.failures += 1
                 record.next_due = at + delay * self._rng.uniform(0.5, 1.0)
 
@@ -438,6 +458,8 @@ class PollingEngine:
         changes.connection = True
 
     def _link_failed(self, error: OmeError, changes: _Changes) -> None:
+        # The probe's cap follows the interval (it may change at run time): see the module docstring.
+        self._link_backoff.cap = min(self.settings.backoff_cap, self._interval)
         delay = self._link_backoff.next_delay()
         self._retry_at = self._clock.monotonic() + delay
         status: ConnectionStatus

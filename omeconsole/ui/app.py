@@ -19,6 +19,7 @@ from textual import on
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.timer import Timer
 
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, read_config_file
@@ -27,6 +28,7 @@ from omeconsole.core.model import ConnectionState, NodePath, NodeState, NodeView
 from omeconsole.ui import badges
 from omeconsole.ui.commands import ConsoleCommands
 from omeconsole.ui.history_export import export_directory, write_history
+from omeconsole.ui.keymap import binding_ids, split_keymap
 from omeconsole.ui.link import Connector, Link, http_connector
 from omeconsole.ui.messages import ClockTick, DataChanged
 from omeconsole.ui.screens.dashboard import DashboardScreen
@@ -34,10 +36,16 @@ from omeconsole.ui.screens.help import HelpScreen, help_entries
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
-from omeconsole.ui.tree_model import Branch, SortOrder, arrange
+from omeconsole.ui.tree_model import Branch, SortOrder, arrange, children_in, with_ended
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import StatusLine
 
+REDRAW_GAP = 0.9
+"""Seconds (console clock) between data redraws in a real terminal; reports arriving faster are merged
+into the next one. The constructor's default is 0 (every report redraws at once), which is what a test
+on a frozen clock needs, since the merge waits on a real-time timer."""
+TICK_REDRAW_AFTER = 0.9
+"""A clock tick redraws (ages, countdowns) only if no data update has redrawn for this long."""
 WIDE_COLUMNS = 140
 """From this width the tree has room for every badge (the "-wide" breakpoint)."""
 INTERVAL_STEPS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
@@ -71,8 +79,13 @@ class ConsoleApp(App[None]):
 
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
-                 export_dir: Path | None = None) -> None:
+                 export_dir: Path | None = None, redraw_gap: float = 0.0) -> None:
         super().__init__()
+        self._redraw_gap = redraw_gap
+        self._held_tree = False
+        self._held_changed: frozenset[NodePath] = frozenset()
+        self._flush_timer: Timer | None = None
+        self._shown_data = False
         self.settings = settings
         self.clock = clock
         self._connector = connector
@@ -89,6 +102,7 @@ class ConsoleApp(App[None]):
         self._prompted_link: Link | None = None
         self._linked_at = clock.monotonic()
         self._redrawn_at = -math.inf
+        self._labels: dict[NodePath, tuple[tuple[object, ...], Text]] = {}
 
     # Start and stop -----------------------------------------------------------------------------
 
@@ -120,19 +134,13 @@ class ConsoleApp(App[None]):
             self.theme = wanted
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
-        known = {b.id for b in self._all_bindings() if b.id}
-        unknown = sorted(set(keymap) - known)
+        known = binding_ids([ConsoleApp, DashboardScreen, NodeScreen, HelpScreen, TokenPrompt, ConnectPrompt,
+                             ExportDone])
+        valid, unknown = split_keymap(keymap, known)
         if unknown:
             self.notify(f"keymap: unknown binding id(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}",
                         severity="warning", timeout=10)
-        self.set_keymap({k: v for k, v in keymap.items() if k in known})
-
-    @staticmethod
-    def _all_bindings() -> list[Binding]:
-        found: list[Binding] = []
-        for owner in (ConsoleApp, DashboardScreen, NodeScreen, HelpScreen, TokenPrompt, ConnectPrompt, ExportDone):
-            found.extend(b for b in owner.BINDINGS if isinstance(b, Binding))
-        return found
+        self.set_keymap(valid)
 
     def _open_link(self) -> None:
         """(Re)connect with the current settings; the previous link, if any, is closed."""
@@ -145,6 +153,7 @@ class ConsoleApp(App[None]):
         self._visible = ()
         self._ended.clear()
         self._live_streams.clear()
+        self._labels.clear()
         self.run_worker(link.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
         if previous is not None:
             self.run_worker(previous.aclose(), group="close", exit_on_error=False)
@@ -176,11 +185,25 @@ class ConsoleApp(App[None]):
             self._track_ended()
         if message.connection_changed:
             self._connection_changed()
-        self._redraw(message.tree_changed, message.changed)
+        self._held_tree = self._held_tree or message.tree_changed
+        self._held_changed = self._held_changed | message.changed
+        if not self._shown_data or self.clock.monotonic() - self._redrawn_at >= self._redraw_gap:
+            self._flush_redraw()  # until the first readings are on screen, every report is drawn at once
+        elif self._flush_timer is None:
+            # The engine reports after every request batch; the screen follows at most every gap.
+            self._flush_timer = self.set_timer(self._redraw_gap, self._flush_redraw)
+
+    def _flush_redraw(self) -> None:
+        self._flush_timer = None
+        tree_changed, changed = self._held_tree, self._held_changed
+        self._held_tree, self._held_changed = False, frozenset()
+        self._redraw(tree_changed, changed)
+        if not self._shown_data:
+            self._shown_data = any(self.view(path).latest is not None for path in self._visible)
 
     @on(ClockTick)
     def _clock_tick(self) -> None:
-        if self.clock.monotonic() != self._redrawn_at:  # new data already redrew this instant
+        if self.clock.monotonic() - self._redrawn_at >= TICK_REDRAW_AFTER:  # fresh data redrew recently
             self._redraw(False, frozenset())
 
     def _redraw(self, tree_changed: bool, changed: frozenset[NodePath] | None) -> None:
@@ -222,17 +245,23 @@ class ConsoleApp(App[None]):
         return self.engine.node(path)
 
     def node_label(self, path: NodePath) -> Text:
-        """Full badges when the terminal is wide; name, state and viewers when it is not."""
-        return badges.node_label(self.view(path), self.theme_variables, compact=self.size.width < WIDE_COLUMNS)
+        """Full badges when the terminal is wide; name, state and viewers when it is not.
+
+        Labels are cached per node until its reading, state, width class or theme changes, so a tree
+        of thousands of streams rebuilds cheaply and unchanged rows are not redrawn.
+        """
+        view = self.view(path)
+        compact = self.size.width < WIDE_COLUMNS
+        key = (view.state, view.latest.at if view.latest else None, view.info is not None, compact, self.theme)
+        cached = self._labels.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        label = badges.node_label(view, self.theme_variables, compact=compact)
+        self._labels[path] = (key, label)
+        return label
 
     def listing(self) -> dict[str, dict[str, list[str]]]:
-        """The engine's live listing plus the streams that ended recently."""
-        merged = {v: {a: list(names) for a, names in apps.items()} for v, apps in self.engine.tree().items()}
-        for path in self._ended:
-            streams = merged.setdefault(path.vhost, {}).setdefault(path.app or "", [])
-            if path.stream is not None and path.stream not in streams:
-                streams.append(path.stream)
-        return merged
+        return with_ended(self.engine.tree(), self._ended)
 
     def arranged(self) -> tuple[Branch, ...]:
         self._last_sorted = self.clock.monotonic()
@@ -243,16 +272,7 @@ class ConsoleApp(App[None]):
                 and self.clock.monotonic() - self._last_sorted >= RESORT_SECONDS)
 
     def children_of(self, path: NodePath) -> list[NodePath]:
-        def find(branches: Iterable[Branch]) -> list[NodePath] | None:
-            for branch in branches:
-                if branch.path == path:
-                    return [child.path for child in branch.children]
-                found = find(branch.children)
-                if found is not None:
-                    return found
-            return None
-
-        return find(arrange(self.listing(), self.view, "", self.sort_order)) or []
+        return children_in(arrange(self.listing(), self.view, "", self.sort_order), path)
 
     def choose(self, path: NodePath | None) -> None:
         """The node the user looks at: polled first, every interval."""
@@ -412,6 +432,6 @@ def run_app(settings: Settings, *, select: str | None = None, connector: Connect
     """Run the console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]"."""
     clock = clock or SystemClock()
     path = NodePath.parse(select) if select else None
-    app = ConsoleApp(settings, connector or http_connector(clock), clock, select=path)
+    app = ConsoleApp(settings, connector or http_connector(clock), clock, select=path, redraw_gap=REDRAW_GAP)
     app.run()
     return app.return_code or 0

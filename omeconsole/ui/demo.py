@@ -14,13 +14,13 @@ from pydantic import SecretStr
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import Settings
 from omeconsole.core.model import NodePath
-from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.app import REDRAW_GAP, ConsoleApp
 from omeconsole.ui.link import http_connector
 from simulator.http.server import start_simulator
 
 
-async def run_demo_async(*, scenario: str = "demo", seed: int = 0, select: str | None = None,
-                         settings: Settings | None = None, clock: Clock | None = None) -> int:
+async def run_demo_async(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
+                         select: str | None = None, clock: Clock | None = None) -> int:
     simulator = await start_simulator(scenario, api_port=0, publisher_port=0, seed=seed)
     try:
         base = settings or Settings()
@@ -30,7 +30,7 @@ async def run_demo_async(*, scenario: str = "demo", seed: int = 0, select: str |
         })
         clock = clock or SystemClock()
         app = ConsoleApp(demo_settings, http_connector(clock), clock,
-                         select=NodePath.parse(select) if select else None)
+                         select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP)
         app.sub_title = f"demo: simulated server at {simulator.api_url} ({scenario})"
         await app.run_async()
         return app.return_code or 0
@@ -38,10 +38,14 @@ async def run_demo_async(*, scenario: str = "demo", seed: int = 0, select: str |
         await simulator.stop()
 
 
-def run_demo(*, scenario: str = "demo", seed: int = 0, select: str | None = None,
-             settings: Settings | None = None) -> int:
-    """Blocking entry point for the command line; returns the exit status."""
-    return asyncio.run(run_demo_async(scenario=scenario, seed=seed, select=select, settings=settings))
+def run_demo(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
+             select: str | None = None) -> int:
+    """Blocking entry point for the command line (`omeconsole demo`); returns the exit status.
+
+    `settings` supply everything but the server (theme, keymap, interval...); the address and token
+    are the embedded simulator's.
+    """
+    return asyncio.run(run_demo_async(settings, scenario=scenario, seed=seed, select=select))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ functions a unit test can check, and the widget rebuilds its nodes only when thi
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from omeconsole.core.model import NodePath, NodeView
@@ -40,6 +40,27 @@ class Branch:
 
 Listing = Mapping[str, Mapping[str, Sequence[str]]]
 """vhost -> app -> stream names, as `PollingEngine.tree()` returns it (plus ended streams kept on)."""
+
+
+def with_ended(listing: Listing, ended: Iterable[NodePath]) -> dict[str, dict[str, list[str]]]:
+    """The live listing plus streams that ended recently (shown as ended, with their history)."""
+    merged = {v: {a: list(names) for a, names in apps.items()} for v, apps in listing.items()}
+    for path in ended:
+        streams = merged.setdefault(path.vhost, {}).setdefault(path.app or "", [])
+        if path.stream is not None and path.stream not in streams:
+            streams.append(path.stream)
+    return merged
+
+
+def children_in(shape: Iterable[Branch], path: NodePath) -> list[NodePath]:
+    """The children of `path` in an arranged shape, in display order ([] when it is not there)."""
+    for branch in shape:
+        if branch.path == path:
+            return [child.path for child in branch.children]
+        found = children_in(branch.children, path)
+        if found:
+            return found
+    return []
 
 
 def matches(path: NodePath, needle: str) -> bool:

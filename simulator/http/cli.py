@@ -8,6 +8,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 from simulator.http.auth import basic_header
 from simulator.http.server import (
@@ -59,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ome-simulator: {error}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(_run(args, token))
+        with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+            runner.run(_run(args, token))
     except OSError as error:
         print(f"ome-simulator: cannot listen: {error.strerror or error}", file=sys.stderr)
         return 1
@@ -90,3 +92,12 @@ async def _run(args: argparse.Namespace, token: str) -> None:
     await stop.wait()
     await simulator.stop()
     print("ome-simulator stopped.", flush=True)
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop when installed (it comes with uvicorn[standard]): held LL-HLS requests wake faster."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop

@@ -107,8 +107,11 @@ def _id3_frame(value: Any) -> Id3Frame:
         if name in value and not isinstance(value[name], str):
             raise EventRejected(f"{name} must be string")
     info = value.get("info")
-    if frame_type == "PRIV" and info is not None and "\x00" in info:
-        raise EventRejected("info of a PRIV frame must not contain NUL")
+    if frame_type == "PRIV" and info is not None:
+        if "\x00" in info:
+            raise EventRejected("info of a PRIV frame must not contain NUL")
+        if any(ord(c) > 0xFF for c in info):  # the owner is ISO-8859-1 in ID3
+            raise EventRejected("info of a PRIV frame must be Latin-1 text")
     return Id3Frame(frameType=frame_type, info=info, data=value.get("data"))
 
 

@@ -75,7 +75,8 @@ class ManagementApi:
         self.edition: Edition = edition
         self._token = access_token.encode("utf-8")
         self._canonical_header = basic_header(access_token).encode("ascii")
-        self._cache: dict[str, tuple[int, bytes]] = {}
+        self._cache: dict[str, bytes] = {}
+        self._cache_revision = -1
         self._ready: dict[bytes | str, tuple[Message, Message]] = {}
         """Whole stats responses by raw path, valid for `_ready_revision` only (the hot path)."""
         self._ready_revision = -1
@@ -104,7 +105,7 @@ class ManagementApi:
             log.exception("unexpected error answering %s %s", request.method, request.path)
             await send_bytes(send, 500, error_body(500, "Internal Server Error"), _JSON_HEADERS)
             return
-        if request.method == "GET" and request.path.startswith(_STATS_PREFIXES):
+        if status == 200 and request.method == "GET" and request.path.startswith(_STATS_PREFIXES):
             self._keep_ready(scope, body)
         await send_bytes(send, status, body, _JSON_HEADERS)
 
@@ -196,13 +197,14 @@ class ManagementApi:
         return self._cached(key, lambda: ok_body(render(self.world.counters(level, row))))
 
     def _cached(self, key: str, build: Callable[[], bytes]) -> bytes:
+        """A body built at most once per world revision; older ones are dropped, not kept for ever."""
         self.world.advance()
-        revision = self.world.revision
-        hit = self._cache.get(key)
-        if hit is not None and hit[0] == revision:
-            return hit[1]
-        body = build()
-        self._cache[key] = (revision, body)
+        if self._cache_revision != self.world.revision:
+            self._cache.clear()
+            self._cache_revision = self.world.revision
+        body = self._cache.get(key)
+        if body is None:
+            body = self._cache[key] = build()
         return body
 
     # -- lookups with the seed's 404 texts ----------------------------------------------------------

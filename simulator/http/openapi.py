@@ -164,7 +164,7 @@ def openapi_document(edition: Edition) -> dict[str, Any]:
                      "properties": {"frameType": _TEXT_FRAME, "info": {"type": "string"}, "data": {"type": "string"}}},
                     {"type": "object", "required": ["frameType"],
                      "properties": {"frameType": _one_of_words("priv"),
-                                    "info": {"type": "string", "pattern": "^[^\\u0000]*$"},
+                                    "info": {"type": "string", "pattern": "^[\\u0001-\\u00ff]*$"},  # Latin-1, no NUL
                                     "data": {"type": "string"}}},
                 ]}},
             },

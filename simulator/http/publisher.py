@@ -228,6 +228,14 @@ class PublisherApp:
                 if session.stream.live:
                     self.world.close_session(session.stream, session.protocol)
 
+    async def close(self) -> None:
+        """Stop the sweeper task: the simulator's `stop()` calls this once its listeners are closed, so
+        nothing of the publisher outlives the simulator on the caller's event loop."""
+        sweeper, self._sweeper = self._sweeper, None
+        if sweeper is not None:
+            sweeper.cancel()
+            await asyncio.gather(sweeper, return_exceptions=True)
+
     def _start_sweeper(self) -> None:
         if self._sweeper is None or self._sweeper.done():
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever(), name="publisher-sweeper")

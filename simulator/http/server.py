@@ -12,6 +12,7 @@ import logging
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import uvicorn
 
@@ -23,6 +24,9 @@ from simulator.world.clock import Clock, SystemClock
 from simulator.world.fault_spec import FaultSpec, fault_spec_from_table
 from simulator.world.scenario import Scenario, load_scenario
 from simulator.world.world import World
+
+if TYPE_CHECKING:
+    from simulator.http.publisher import PublisherApp
 
 DEFAULT_ACCESS_TOKEN = "ome-access-token"
 DEFAULT_HOST = "127.0.0.1"
@@ -51,8 +55,10 @@ class RunningSimulator:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list, repr=False)
     faults: FaultInjector | None = None
     """Set when started with faults (argument or the scenario's [faults] table): counts and switches."""
+    _publisher: PublisherApp | None = field(default=None, repr=False)
 
     async def stop(self) -> None:
+        """Close both listeners and end every task the simulator started (ticker, publisher sweeper)."""
         if self.faults is not None:
             self.faults.close()
         for server in self._servers:
@@ -61,6 +67,8 @@ class RunningSimulator:
             if task.get_name() == "world-ticker":
                 task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._publisher is not None:  # after the listeners: no request can start the sweeper again
+            await self._publisher.close()
 
     async def wait_closed(self) -> None:
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -132,11 +140,11 @@ async def start_simulator(
     return RunningSimulator(
         world=world, api=api, api_url=_url(api_sock), publisher_url=_url(publisher_sock),
         access_token=access_token, _servers=[api_server, publisher_server],
-        _tasks=[api_task, publisher_task, ticker], faults=injector,
+        _tasks=[api_task, publisher_task, ticker], faults=injector, _publisher=publisher,
     )
 
 
-def _publisher_app(world: World) -> ASGIApp:
+def _publisher_app(world: World) -> PublisherApp:
     from simulator.http.publisher import PublisherApp
 
     return PublisherApp(world)

@@ -14,13 +14,15 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from threefive.encode import mk_splice_insert
+from threefive.encode import Cue, SpliceInsert
 
 from omeconsole.api.wire import CueEventSet
 from simulator.media.model import VIDEO_TIMESCALE
 from simulator.world.events import AcceptedEvent
 
 PTS_MODULO = 1 << 33
+EVENT_ID_MODULO = 1 << 32
+"""splice_event_id is 32 bits: the accepted event's sequence number wraps."""
 
 
 @dataclass(frozen=True)
@@ -106,19 +108,41 @@ def plan_breaks(
 @functools.lru_cache(maxsize=4096)
 def scte35_out(event_id: int, out_time: int, planned_ms: int) -> str:
     """`0x` + uppercase hex of a splice_insert out (break_duration = the planned duration, auto-return)."""
-    cue = mk_splice_insert(event_id, pts=_pts_seconds(out_time), duration=planned_ms / 1000, out=True)
-    return _upper_hex(cue.hex())
+    return _splice_insert(event_id, out_time, planned_ms)
 
 
 @functools.lru_cache(maxsize=4096)
 def scte35_in(event_id: int, in_time: int) -> str:
     """`0x` + uppercase hex of the matching splice_insert in (same splice_event_id)."""
-    cue = mk_splice_insert(event_id, pts=_pts_seconds(in_time), out=False)
+    return _splice_insert(event_id, in_time, None)
+
+
+def _splice_insert(event_id: int, ticks: int, planned_ms: int | None) -> str:
+    """A program splice_insert at `ticks`, an out when it has a planned duration.
+
+    Built field by field rather than with threefive's `mk_splice_insert`, which also writes the event
+    id into the 16-bit unique_program_id (so no break could be written from the 65,536th event on)
+    and takes a PTS of 0 for "splice immediately" (every 2^33 ticks, about 26.5 hours)."""
+    command = SpliceInsert()
+    command.splice_event_id = event_id % EVENT_ID_MODULO
+    command.unique_program_id = event_id & 0xFFFF
+    command.splice_event_cancel_indicator = False
+    command.out_of_network_indicator = planned_ms is not None
+    command.program_splice_flag = True
+    command.splice_immediate_flag = False
+    command.time_specified_flag = True
+    command.pts_time = (ticks % PTS_MODULO) / VIDEO_TIMESCALE
+    command.event_id_compliance_flag = True
+    command.avail_num = 0
+    command.avails_expected = 0
+    command.duration_flag = planned_ms is not None
+    if planned_ms is not None:
+        command.break_auto_return = True
+        command.break_duration = planned_ms / 1000
+    cue = Cue()
+    cue.command = command
+    cue.encode()
     return _upper_hex(cue.hex())
-
-
-def _pts_seconds(ticks: int) -> float:
-    return (ticks % PTS_MODULO) / VIDEO_TIMESCALE
 
 
 def _upper_hex(value: str) -> str:

@@ -148,9 +148,9 @@ class StreamTimeline:
         breaks, rejections = plan_breaks(events, self.created_ms, keyframe_ticks=self.layout.keyframe_ticks,
                                          segment_duration=self.layout.segment_duration)
         placements = tuple(
-            Id3Placement(e.seq, media_ticks(e.accepted_ms, self.created_ms), build_tag(e.event_set),
-                         id3_tracks(e.event_set))
+            Id3Placement(e.seq, media_ticks(e.accepted_ms, self.created_ms), tag, id3_tracks(e.event_set))
             for e in events if isinstance(e.event_set, Id3EventSet)
+            if (tag := build_tag(e.event_set)) is not None  # None: cannot be encoded (logged), left out
         )
         seg = self.layout.segment_ticks
         cuts = sorted({t for b in breaks for t in (b.out_time, b.in_time) if t % seg})

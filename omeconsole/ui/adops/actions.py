@@ -18,6 +18,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 
 from omeconsole.api.client import OmeClient
+from omeconsole.core.ad_break import BreakState
 from omeconsole.core.ad_ops import READ_ONLY_MESSAGE, ActionOutcome, AdOps
 from omeconsole.core.audit import AuditLog
 from omeconsole.core.clock import Clock
@@ -30,10 +31,12 @@ from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog, Id
 from omeconsole.ui.adops.events_screen import AdEventsScreen
 
 ADOPS_BINDINGS: list[Binding] = [
-    Binding("o", "cue_out", "Cue-out", id="cue_out", tooltip="Start an ad break on the selected stream"),
-    Binding("i", "cue_in", "Cue-in", id="cue_in", tooltip="End the selected stream's ad break now"),
-    Binding("m", "id3", "ID3", id="id3", tooltip="Send ID3 timed metadata to the selected stream"),
-    Binding("a", "ad_break", "Ad break", id="ad_break", tooltip="The selected stream's ad-break panel"),
+    # Not in the footer (it is full at 80 columns); `?` and the palette list them.
+    Binding("o", "cue_out", "Cue-out", id="cue_out", show=False, tooltip="Start an ad break on the selected stream"),
+    Binding("i", "cue_in", "Cue-in", id="cue_in", show=False, tooltip="End the selected stream's ad break now"),
+    Binding("m", "id3", "ID3", id="id3", show=False, tooltip="Send ID3 timed metadata to the selected stream"),
+    Binding("a", "ad_break", "Ad break", id="ad_break", show=False,
+            tooltip="The selected stream's ad-break panel: state, countdown, live playlist"),
     Binding("E", "ad_events", "Events", id="ad_events", show=False,
             tooltip="Every event sent, this run and earlier ones (audit log)"),
 ]
@@ -95,6 +98,11 @@ class AdOpsActions:
         self._adops.read_only = self.adops_read_only()
         return self._adops
 
+    def adops_unwatch(self, path: NodePath) -> None:
+        """A panel closed (or the app is closing): nothing is created just to be stopped."""
+        if self._adops is not None:
+            self._adops.unwatch(path)
+
     async def adops_close(self) -> None:
         if self._adops is not None:
             await self._adops.aclose()
@@ -117,7 +125,10 @@ class AdOpsActions:
                     "cue_out", f"Start a {seconds:g} s ad break on {path}?",
                     lambda: self.adops().cue_out(path, round(seconds * 1000)))
 
-        self._adops_app.push_screen(CueOutDialog(str(path), default), chosen)
+        state = self.adops().stream(path).ad_break.view().state
+        warning = (f"a break is already {state.value} on this stream: servers ignore a cue-out inside a break"
+                   if state in (BreakState.SCHEDULED, BreakState.ON_AIR) else "")
+        self._adops_app.push_screen(CueOutDialog(str(path), default, warning), chosen)
 
     def action_cue_in(self) -> None:
         path = self._adops_target("cue-in")

@@ -40,6 +40,9 @@ class AdBreakScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         self.redraw()
 
+    def on_unmount(self) -> None:
+        cast("AdOpsActions", self.app).adops_unwatch(self.path)
+
     def redraw(self, *, tree_changed: bool = False, changed: frozenset[NodePath] | None = None) -> None:
         """Called by the app on every clock tick and by ad-ops reports (the countdown moves)."""
         if not self.is_mounted:

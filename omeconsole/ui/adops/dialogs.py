@@ -41,15 +41,18 @@ class CueOutDialog(ModalScreen[float | None]):
     DEFAULT_CSS = _css("CueOutDialog") + "CueOutDialog #seconds { width: 20; }"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="cancel_cue_out")]
 
-    def __init__(self, stream: str, default_s: float) -> None:
+    def __init__(self, stream: str, default_s: float, warning: str = "") -> None:
         super().__init__()
         self._stream = stream
         self._default_s = default_s
+        self._warning = warning
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "cue-out: start an ad break"
             yield Label(f"stream {self._stream}")
+            if self._warning:
+                yield Static(self._warning, id="cue-out-warning", classes="error")
             with Horizontal(id="presets"):
                 for seconds in CUE_OUT_PRESETS_S:
                     yield Button(f"{seconds} s", id=f"preset-{seconds}", compact=True)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Static
 
 from omeconsole.core.audit import AuditedSend, AuditLog
@@ -33,6 +35,38 @@ def row(send: AuditedSend) -> tuple[str, ...]:
             send.message, confirmation_text(send), body if len(body) <= 120 else body[:119] + "…")
 
 
+def detail_text(send: AuditedSend) -> str:
+    lines = [f"{send.time}  {send.action} to {send.stream_path} on {send.server}",
+             f"HTTP status: {send.status}   server message: {send.message}",
+             "body exactly as sent:", json.dumps(send.body, ensure_ascii=False, indent=2)]
+    if send.confirmations:
+        lines.append("playlist:")
+        lines.extend(f"  {c.time}  {c.detail}" for c in send.confirmations)
+    else:
+        lines.append("playlist: no confirmation recorded")
+    return "\n".join(lines)
+
+
+class AdEventDetail(ModalScreen[None]):
+    """One send in full: the exact body and every confirmation line."""
+
+    DEFAULT_CSS = """
+    AdEventDetail { align: center middle; }
+    AdEventDetail VerticalScroll { width: 90; max-width: 100%; height: 80%; border: thick $primary;
+                                   background: $surface; padding: 0 1; }
+    """
+    BINDINGS = [Binding("escape,enter", "app.pop_screen", "Close", id="close_ad_event")]
+
+    def __init__(self, send: AuditedSend) -> None:
+        super().__init__()
+        self._send = send
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as box:
+            box.border_title = f"event {self._send.send_id[:8]}"
+            yield Static(detail_text(self._send), id="event-detail", markup=False)
+
+
 class AdEventsScreen(Screen[None]):
     DEFAULT_CSS = """
     AdEventsScreen #events-summary { height: auto; padding: 0 1; }
@@ -46,6 +80,7 @@ class AdEventsScreen(Screen[None]):
     def __init__(self, audit: AuditLog) -> None:
         super().__init__()
         self._audit = audit
+        self._sends: dict[str, AuditedSend] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(id="events-summary")
@@ -58,6 +93,7 @@ class AdEventsScreen(Screen[None]):
 
     def action_reload(self) -> None:
         contents = self._audit.read_all()
+        self._sends = {send.send_id: send for send in contents.sends}
         table = self.query_one(DataTable)
         table.clear()
         for send in reversed(contents.sends):
@@ -66,3 +102,9 @@ class AdEventsScreen(Screen[None]):
         if contents.skipped_lines:
             summary += f"  ({contents.skipped_lines} unreadable line(s) skipped)"
         self.query_one("#events-summary", Static).update(summary)
+
+    @on(DataTable.RowSelected)
+    def _open(self, event: DataTable.RowSelected) -> None:
+        send = self._sends.get(str(event.row_key.value))
+        if send is not None:
+            self.app.push_screen(AdEventDetail(send))

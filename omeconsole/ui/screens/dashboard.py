@@ -65,13 +65,12 @@ class DashboardScreen(Screen[None]):
         console = self.console
         tree = self.query_one(NodeTree)
         label = console.node_label
-        if tree_changed or console.order_may_have_changed():
-            if tree.rebuild(console.arranged(), label, prefer=console.pending_selection):
-                changed = None
+        reshape = tree_changed or console.order_may_have_changed()
+        rebuilt = reshape and tree.rebuild(console.arranged(), label, prefer=console.pending_selection)
         console.try_pending_selection(tree)
-        if changed is None:
+        if changed is None and not rebuilt:
             tree.relabel(tree.paths(), label)
-        else:
+        elif changed is not None:
             # An empty change set is a clock tick: ages moved, so visible nodes may have turned stale.
             tree.relabel(changed or tree.visible_paths(), label)
         console.engine_visible(tree.visible_paths())

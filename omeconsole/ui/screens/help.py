@@ -39,7 +39,8 @@ def help_entries(screen: Screen[object]) -> list[HelpEntry]:
         shown = app.get_key_display(Binding(key, binding.action, binding.description, key_display=binding.key_display))
         if shown not in by_action[ident]:
             by_action[ident].append(shown)
-        found.setdefault(ident, binding)
+        if ident not in found or (binding.id and not found[ident].id):
+            found[ident] = binding  # the console's own binding (with an id) names the entry
     entries = [
         HelpEntry(" / ".join(keys), found[ident].description, found[ident].tooltip, found[ident].id)
         for ident, keys in by_action.items()

@@ -36,16 +36,20 @@ class ConnectionBars(Static):
         self.border_title = title
         self._protocols = tuple(protocols)
         self._counts: Mapping[str, int] | None = None
+        self._lines = 0
 
     def show(self, counts: Mapping[str, int] | None) -> None:
         """None means the server does not report this direction."""
         if counts == self._counts:
             return
         self._counts = dict(counts) if counts is not None else None
-        self.update(self._text())
+        text = self._text()
+        lines = len(text.plain.splitlines())
+        self.update(text, layout=lines != self._lines)
+        self._lines = lines
 
     def on_resize(self) -> None:
-        self.update(self._text())
+        self.update(self._text(), layout=False)
 
     def _text(self) -> Text:
         if self._counts is None:

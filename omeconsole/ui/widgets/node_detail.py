@@ -71,7 +71,7 @@ class NodeDetail(VerticalScroll):
         header.append_text(node_badges(view, colours))
         if view.error:
             header.append(f"\n{view.error}", style=colours.get("state-stale", ""))
-        self.query_one("#detail-header", Static).update(header)
+        self.query_one("#detail-header", Static).update(header, layout=False)
         self.remove_class("-empty")
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme)

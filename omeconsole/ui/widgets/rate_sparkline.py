@@ -62,7 +62,7 @@ class RateSparkline(Horizontal):
     RateSparkline { height: 1; }
     RateSparkline > .caption { width: 5; }
     RateSparkline > ZeroBasedSparkline { width: 1fr; }
-    RateSparkline > .numbers { width: auto; padding-left: 1; }
+    RateSparkline > .numbers { width: 50; padding-left: 1; }
     """
 
     def __init__(self, caption: str, **options: Any) -> None:
@@ -80,7 +80,8 @@ class RateSparkline(Horizontal):
         self.query_one(ZeroBasedSparkline).data = known
         numbers = self.query_one(".numbers", Label)
         if not known:
-            numbers.update(fmt.NA)
+            numbers.update(fmt.NA, layout=False)
             return
         current = values[-1]
-        numbers.update(f"{fmt.rate(current)}  (min {fmt.rate(min(known))}, max {fmt.rate(max(known))})")
+        numbers.update(f"{fmt.rate(current)}  (min {fmt.rate(min(known))}, max {fmt.rate(max(known))})",
+                       layout=False)

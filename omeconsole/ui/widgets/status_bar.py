@@ -45,13 +45,17 @@ def banner_text(connection: ConnectionState, now: float) -> str | None:
 
 
 class Banner(Static):
-    """Hidden while there is nothing to say; its `-problem` class lets the theme colour it."""
+    """Hidden while there is nothing to say."""
+
+    _shown: str | None = None
 
     def show(self, connection: ConnectionState, now: float) -> None:
         text = banner_text(connection, now)
         self.display = text is not None
-        if text is not None:
-            self.update(Text(text, style=self.app.theme_variables.get("state-stale", "")))
+        if text is not None and text != self._shown:
+            self.update(Text(text, style=self.app.theme_variables.get("state-stale", "")),
+                        layout=self._shown is None or len(text) != len(self._shown))
+        self._shown = text
 
 
 @dataclass(frozen=True)
@@ -92,4 +96,4 @@ class StatusBar(Static):
         if line == self._line:
             return
         self._line = line
-        self.update(status_text(line))
+        self.update(status_text(line), layout=False)  # one line, always: no need to lay out the screen

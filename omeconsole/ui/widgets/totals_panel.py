@@ -42,6 +42,7 @@ class TotalsPanel(Static):
         super().__init__(**options)
         self.border_title = "totals"
         self._rows: list[tuple[str, str]] = []
+        self._laid_out: list[tuple[str, str]] = []
 
     def show(self, view: NodeView, now: float) -> None:
         rows = totals_rows(view, now)
@@ -53,4 +54,5 @@ class TotalsPanel(Static):
         table.add_column(no_wrap=True)
         for label, value in rows:
             table.add_row(label, Text(value, style="dim" if value == fmt.NA else ""))
-        self.update(table)
+        self.update(table, layout=len(rows) != len(self._laid_out))
+        self._laid_out = rows

@@ -1,0 +1,183 @@
+"""The console's pure parts: wording of numbers, tree filtering and sorting, themes, bars, export files."""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from rich.style import Style
+
+from omeconsole.core.model import ConnectionState, NodePath, NodeState, NodeStats, NodeView, Sample
+from omeconsole.ui import format as fmt
+from omeconsole.ui.badges import node_label
+from omeconsole.ui.history_export import write_history
+from omeconsole.ui.themes import BUILTIN_THEME_DIR, ThemeFileError, load_theme_file, load_themes
+from omeconsole.ui.tree_model import SortOrder, arrange
+from omeconsole.ui.widgets.connection_bars import bar
+from omeconsole.ui.widgets.rate_sparkline import _ZeroBasedBars
+from omeconsole.ui.widgets.status_bar import banner_text
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def stats(total_in: int = 0, connections_in: dict[str, int] | None = None, viewers: int = 0) -> NodeStats:
+    return NodeStats(created=T0, last_updated=T0, total_bytes_in=total_in, total_bytes_out=0,
+                     connections_in=connections_in, connections_out={"llhls": viewers},
+                     total_connections=viewers, max_total_connections=viewers, max_total_connection_time=T0,
+                     avg_throughput_in_bps=0, avg_throughput_out_bps=0, max_throughput_in_bps=0,
+                     max_throughput_out_bps=0, last_throughput_in_bytes=0, last_throughput_out_bytes=0)
+
+
+def view(path: str, *, viewers: int = 0, rate: float | None = None, state: NodeState = NodeState.LIVE,
+         history: int = 1) -> NodeView:
+    samples = tuple(Sample(at=float(i), rate_in_bps=rate if i else None, rate_out_bps=None, viewers=viewers,
+                           stats=stats(i * 1000, {"srt": 1}, viewers)) for i in range(history))
+    return NodeView(path=NodePath.parse(path), state=state, latest=samples[-1] if samples else None,
+                    history=samples)
+
+
+class TestUnits:
+    def test_rates_are_bits_per_second_in_decimal_units(self) -> None:
+        assert fmt.rate(4_500_000) == "4.50 Mb/s"
+        assert fmt.rate(1_590_000_000) == "1.59 Gb/s"
+        assert fmt.rate(999) == "999 b/s"
+        assert fmt.rate(0.0) == "0 b/s"
+
+    def test_totals_are_bytes_in_binary_units(self) -> None:
+        assert fmt.size(1536) == "1.50 KiB"
+        assert fmt.size(3 * 1024**3) == "3.00 GiB"
+        assert fmt.size(12) == "12 B"
+
+    def test_unknown_values_read_na_never_zero(self) -> None:
+        assert fmt.rate(None) == fmt.size(None) == fmt.count(None) == fmt.age(None) == "n/a"
+        assert fmt.timestamp(None) == "n/a"
+
+    def test_ages_read_naturally(self) -> None:
+        assert fmt.age(0.42) == "0.4 s"
+        assert fmt.age(75) == "1 min 15 s"
+        assert fmt.age(7260) == "2 h 01 min"
+
+
+LISTING = {"default": {"app": ["news", "backup", "sports"], "live": ["concert"]}}
+VIEWS = {
+    "default/app/news": view("default/app/news", viewers=25, rate=3e6),
+    "default/app/backup": view("default/app/backup", viewers=0, rate=6e6),
+    "default/app/sports": view("default/app/sports", viewers=80, rate=2.5e6),
+    "default/live/concert": view("default/live/concert", viewers=120, rate=8e6),
+}
+
+
+def view_of(path: NodePath) -> NodeView:
+    return VIEWS.get(str(path)) or NodeView(path=path, state=NodeState.UNKNOWN)
+
+
+class TestTreeShape:
+    def streams(self, order: SortOrder, needle: str = "") -> list[str]:
+        shape = arrange(LISTING, view_of, needle, order)
+        return [str(p) for branch in shape for p in branch.paths() if p.level == "stream"]
+
+    def test_sorted_by_name(self) -> None:
+        assert self.streams(SortOrder.NAME) == ["default/app/backup", "default/app/news", "default/app/sports",
+                                                "default/live/concert"]
+
+    def test_sorted_by_viewers_busiest_first(self) -> None:
+        assert self.streams(SortOrder.VIEWERS)[:3] == ["default/app/sports", "default/app/news",
+                                                       "default/app/backup"]
+
+    def test_sorted_by_bit_rate_highest_first(self) -> None:
+        assert self.streams(SortOrder.BITRATE)[:3] == ["default/app/backup", "default/app/news",
+                                                       "default/app/sports"]
+
+    def test_filter_keeps_matches_and_their_parents(self) -> None:
+        shape = arrange(LISTING, view_of, "CONC")
+        assert [str(p) for p in shape[0].paths()] == ["default", "default/live", "default/live/concert"]
+
+    def test_a_matching_application_keeps_all_its_streams(self) -> None:
+        assert self.streams(SortOrder.NAME, "app") == ["default/app/backup", "default/app/news",
+                                                       "default/app/sports"]
+
+    def test_no_match_gives_an_empty_tree(self) -> None:
+        assert arrange(LISTING, view_of, "nothing-like-this") == ()
+
+
+class TestThemes:
+    def test_every_builtin_theme_loads(self) -> None:
+        loaded = load_themes([BUILTIN_THEME_DIR])
+        assert loaded.problems == []
+        names = {t.name for t in loaded.themes}
+        assert {"ome-dark", "ome-light", "ome-high-contrast", "ome-colour-blind"} <= names
+        for theme in loaded.themes:
+            for variable in ("state-live", "state-ended", "state-stale", "rate-in", "rate-out", "meter"):
+                assert variable in theme.variables, (theme.name, variable)
+
+    def test_colour_blind_theme_does_not_pair_red_and_green_for_states(self) -> None:
+        theme = load_theme_file(BUILTIN_THEME_DIR / "colour-blind.toml")
+        assert theme.variables["state-live"].upper() == "#56B4E9"  # sky blue, not green
+        assert theme.variables["state-stale"].upper() == "#E69F00"  # orange, not red
+
+    def test_a_user_theme_overrides_and_a_bad_one_is_reported(self, tmp_path: Path) -> None:
+        (tmp_path / "mine.toml").write_text('name = "ome-dark"\nprimary = "#123456"\n')
+        (tmp_path / "broken.toml").write_text('name = "x"\nprimary = "not-a-colour"\n')
+        loaded = load_themes([BUILTIN_THEME_DIR, tmp_path])
+        dark = next(t for t in loaded.themes if t.name == "ome-dark")
+        assert dark.primary == "#123456" and dark.variables["rate-in"] == "#123456"
+        assert len(loaded.problems) == 1 and "broken.toml" in loaded.problems[0]
+
+    def test_unknown_keys_are_refused_with_the_file_named(self, tmp_path: Path) -> None:
+        path = tmp_path / "typo.toml"
+        path.write_text('name = "t"\nprimary = "#000000"\nprimery = "#111111"\n')
+        with pytest.raises(ThemeFileError, match=r"typo\.toml.*primery"):
+            load_theme_file(path)
+
+
+class TestDrawing:
+    def render(self, data: list[float], width: int) -> str:
+        console = Console(width=width, record=True)
+        console.print(_ZeroBasedBars(data, width, Style()))
+        return console.export_text().rstrip("\n")
+
+    def test_sparkline_scale_starts_at_zero(self) -> None:
+        drawn = self.render([5000.0, 5010.0, 4990.0, 5000.0], 4)
+        assert set(drawn) == {"█"}, "a steady rate is a full, flat bar, not noise"
+
+    def test_sparkline_shows_a_drop_to_zero_as_empty(self) -> None:
+        assert self.render([8.0, 0.0, 4.0, 8.0], 4) == "█ ▅█"
+
+    def test_short_data_is_right_aligned(self) -> None:
+        assert self.render([1.0, 1.0], 6) == "    ██"
+
+    def test_bars_scale_to_the_peak(self) -> None:
+        assert bar(10, 10, 8) == "█" * 8
+        assert bar(5, 10, 8) == "█" * 4
+        assert bar(0, 10, 8) == ""
+        assert bar(1, 100, 8) == "▏"
+
+    def test_badges_say_the_state_in_words(self) -> None:
+        label = node_label(view("default/app/news", viewers=25, rate=3e6, history=2), {}).plain
+        assert label == "news  ● live  srt  25 viewers  in 3.00 Mb/s  out n/a"
+        ended = node_label(view("default/app/news", state=NodeState.ENDED), {}, compact=True).plain
+        assert ended == "news  ■ ended  0 viewers"
+
+    def test_banner_explains_and_counts_down(self) -> None:
+        down = ConnectionState(status="unreachable", message="cannot connect to h:1 (retrying in 4 s)",
+                               next_retry_at=12.5)
+        assert banner_text(down, now=10.0) == "✖ UNREACHABLE: cannot connect to h:1 (retrying in 2.5 s)"
+        assert banner_text(ConnectionState(status="connected", message="ok"), now=0.0) is None
+
+
+def test_export_writes_units_and_leaves_unknowns_empty(tmp_path: Path) -> None:
+    node = view("default/app/news", viewers=3, rate=2e6, history=3)
+    paths = write_history(node, tmp_path, T0, mono_now=2.0)
+    assert [p.name for p in paths] == ["default_app_news-20260101T000000.csv",
+                                       "default_app_news-20260101T000000.json"]
+    rows = list(csv.DictReader(paths[0].open()))
+    assert [r["rate_in_bps"] for r in rows] == ["", "2000000", "2000000"]
+    assert rows[0]["received_at"] == "2025-12-31T23:59:58.000+00:00"
+    assert rows[2]["connections_in_srt"] == "1" and rows[2]["viewers"] == "3"
+    document = json.loads(paths[1].read_text())
+    assert document["samples"][0]["rate_in_bps"] is None
+    assert "bits per second" in document["units"]["rate_*"]
