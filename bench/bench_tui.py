@@ -72,6 +72,7 @@ def measure(scenario: str, seconds: float) -> Result:
     try:
         started = time.monotonic()
         _tmux("new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
+        _tmux("set-option", "-t", session, "remain-on-exit", "on")  # keep a crash on screen to report it
         pid = int(_tmux("list-panes", "-t", session, "-F", "#{pane_pid}").split()[0])
         first_data = float("nan")
         while time.monotonic() - started < 30:
@@ -81,6 +82,9 @@ def measure(scenario: str, seconds: float) -> Result:
             time.sleep(0.02)
         cpu_before, wall_before = _cpu_seconds(pid), time.monotonic()
         time.sleep(seconds)
+        if not Path(f"/proc/{pid}").exists():
+            raise RuntimeError(f"the console exited during the run; its last screen:\n"
+                               f"{_tmux('capture-pane', '-p', '-t', session)}")
         cpu = _cpu_seconds(pid) - cpu_before
         wall = time.monotonic() - wall_before
         peak = _peak_rss_mb(pid)

@@ -22,8 +22,6 @@ from ui_support import (
 
 from omeconsole.core.config import ConfirmSettings
 from omeconsole.core.model import NodePath
-from omeconsole.ui import app as app_module
-from omeconsole.ui.adops import ADOPS_BINDINGS, AdOpsActions, AdOpsCommands
 from omeconsole.ui.adops.break_screen import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
 from omeconsole.ui.app import ConsoleApp
@@ -35,19 +33,9 @@ __all__ = ["console_clock", "quiet_ui", "threaded_sim"]
 NEWS = NodePath("default", "app", "news")
 
 
-class Console(AdOpsActions, ConsoleApp):
-    BINDINGS = [*ConsoleApp.BINDINGS, *ADOPS_BINDINGS]
-    COMMANDS = ConsoleApp.COMMANDS | {AdOpsCommands}
-    CSS_PATH = str(Path(app_module.__file__).parent / "app.tcss")
-
-    async def on_unmount(self) -> None:
-        await self.adops_close()
-        await super().on_unmount()
-
-
 def _app(sim: ThreadedSimulator, clock: ParkingClock, tmp_path: Path, **extra: object) -> ConsoleApp:
     settings = make_settings(sim.api_url, publisher_url=sim.running.publisher_url, **extra)
-    app = Console(settings, http_connector(clock, rng=random.Random(SEED)), clock, select=NEWS,
+    app = ConsoleApp(settings, http_connector(clock, rng=random.Random(SEED)), clock, select=NEWS,
                   theme_dirs=[BUILTIN_THEME_DIR], export_dir=tmp_path / "exports")
     app.audit_path = tmp_path / "audit.jsonl"
     return app

@@ -175,6 +175,8 @@ class Sample:
 
     Rates are bits per second computed from totalBytes deltas; None for the first sample of a node
     and right after a counter reset (a restarted stream), so that charts show a gap, not a spike.
+    `update_seen_at` is the console time this reading's lastUpdatedTime was first seen (None: `at`):
+    it tells a poll that came between two server updates from a server whose traffic stopped.
     """
 
     at: float
@@ -182,6 +184,7 @@ class Sample:
     rate_out_bps: float | None
     viewers: int
     stats: NodeStats
+    update_seen_at: float | None = None
 
 
 class NodeState(enum.Enum):

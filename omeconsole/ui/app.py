@@ -26,6 +26,7 @@ from omeconsole.core.config import ConfigError, Settings, config_path, load_sett
 from omeconsole.core.engine import EngineUpdate, PollingEngine
 from omeconsole.core.model import ConnectionState, NodePath, NodeState, NodeView
 from omeconsole.ui import badges
+from omeconsole.ui.adops import ADOPS_BINDINGS, AdOpsActions, AdOpsCommands
 from omeconsole.ui.commands import ConsoleCommands
 from omeconsole.ui.history_export import export_directory, write_history
 from omeconsole.ui.keymap import binding_ids, split_keymap
@@ -58,10 +59,10 @@ class LiveScreen(Protocol):
     def redraw(self, *, tree_changed: bool, changed: frozenset[NodePath] | None) -> None: ...
 
 
-class ConsoleApp(App[None]):
+class ConsoleApp(AdOpsActions, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "omeconsole"
-    COMMANDS = App.COMMANDS | {ConsoleCommands}
+    COMMANDS = App.COMMANDS | {ConsoleCommands, AdOpsCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-compact"), (WIDE_COLUMNS, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-regular"), (40, "-tall")]
     BINDINGS = [
@@ -72,6 +73,7 @@ class ConsoleApp(App[None]):
         Binding("plus", "interval_longer", "Slower", id="interval_longer", tooltip="Longer refresh interval"),
         Binding("minus", "interval_shorter", "Faster", id="interval_shorter",
                 tooltip="Shorter refresh interval"),
+        *ADOPS_BINDINGS,
     ]
 
     filter_text: reactive[str] = reactive("", init=False)
@@ -117,6 +119,7 @@ class ConsoleApp(App[None]):
         self.run_worker(self._tick(), name="ticker", group="ticker", exit_on_error=False)
 
     async def on_unmount(self) -> None:
+        await self.adops_close()
         if self.link is not None:
             await self.link.aclose()
 

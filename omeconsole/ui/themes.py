@@ -8,6 +8,7 @@ derived from its success/warning/primary/accent colours.
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,7 +20,15 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 DEFAULT_THEME = "ome-dark"
-BUILTIN_THEME_DIR = Path(__file__).resolve().parents[2] / "themes"
+def _builtin_theme_dir() -> Path:
+    """The repository's `themes/` in a source checkout; the copy installed under `share/` otherwise."""
+    source_tree = Path(__file__).resolve().parents[2] / "themes"
+    if source_tree.is_dir():
+        return source_tree
+    return Path(sys.prefix) / "share" / "omeconsole" / "themes"
+
+
+BUILTIN_THEME_DIR = _builtin_theme_dir()
 
 
 def user_theme_dir() -> Path:
