@@ -244,7 +244,7 @@ async def test_id3_template_from_the_config_fills_the_dialog(sim, tmp_path: Path
     template = Id3Template(name="now playing", event_type="audio", frames=[
         {"frameType": "TIT2", "data": "Track"},
         {"frameType": "TXXX", "info": "artist", "data": "Band"}])  # type: ignore[list-item]
-    settings = _settings(simulator, id3_templates=[template])
+    settings = _settings(simulator, id3_templates=[template], confirm=ConfirmSettings(id3=False))
     app = Host(client, settings, clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("m")
@@ -255,7 +255,7 @@ async def test_id3_template_from_the_config_fills_the_dialog(sim, tmp_path: Path
         assert [dialog.query_one(f"#type-{i}", Input).value for i in range(2)] == ["TIT2", "TXXX"]
         assert dialog.query_one("#info-1", Input).value == "artist"
         assert dialog.query_one("#event-type", Select).value == "audio"
-        await pilot.press("ctrl+s")  # the config's default sends ID3 without asking (confirm.id3 = false)
+        await pilot.press("ctrl+s")  # confirmation is off for id3 in this config: sent at once
         await app.workers.wait_for_complete()
         assert isinstance(app.screen, StreamScreen)
     assert _bodies(simulator) == [{"eventFormat": "id3v2", "eventType": "audio", "events": [

@@ -178,3 +178,69 @@ def test_open_source_server_says_plainly_it_cannot_take_cues(oss: str, audit_pat
 def test_config_path_prints_where_it_looks(tmp_path: Path) -> None:
     result = run("config", "path", extra_env={"OMECONSOLE_CONFIG": str(tmp_path / "c.toml")})
     assert result.returncode == 0 and result.stdout.strip() == str(tmp_path / "c.toml")
+
+
+def test_console_options_are_offered_and_bad_ones_refused_before_any_screen() -> None:
+    ui_help, demo_help, bad_select, bad_bare, bad_scenario, bad_seed, misplaced = run_all(
+        (("ui", "--help"), {}), (("demo", "--help"), {}),
+        (("ui", "--select", "default//stream"), {"token": None}),
+        (("--select", "a/b/c/d"), {"token": None}),
+        (("demo", "--scenario", "no-such-scenario"), {}),
+        (("demo", "--seed", "many"), {}),
+        (("--select", "default", "ls"), {}),
+    )
+    assert ui_help.returncode == 0 and "--select" in ui_help.stdout
+    assert demo_help.returncode == 0 and all(o in demo_help.stdout for o in ("--select", "--scenario", "--seed"))
+    for refused in (bad_select, bad_bare):
+        assert refused.returncode == 2
+        assert "argument --select: not a path of the form vhost[/app[/stream]]" in refused.stderr
+    assert "'default//stream'" in bad_select.stderr and "'a/b/c/d'" in bad_bare.stderr
+    assert bad_scenario.returncode == 2 and "no scenario named 'no-such-scenario'" in bad_scenario.stderr
+    assert "Traceback" not in bad_scenario.stderr
+    assert bad_seed.returncode == 2 and "argument --seed: invalid int value" in bad_seed.stderr
+    assert misplaced.returncode == 2 and "--select is for the console" in misplaced.stderr
+
+
+@pytest.fixture
+def console_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any, dict[str, Any]]]:
+    """The console's entry points replaced by recorders: what the command line would open, without a terminal."""
+    import omeconsole.ui.app
+    import omeconsole.ui.demo
+
+    calls: list[tuple[str, Any, dict[str, Any]]] = []
+
+    def recorder(kind: str) -> Any:
+        def record(settings: Any, **options: Any) -> int:
+            calls.append((kind, settings, options))
+            return 0
+        return record
+
+    monkeypatch.setattr(omeconsole.ui.app, "run_app", recorder("app"))
+    monkeypatch.setattr(omeconsole.ui.demo, "run_demo", recorder("demo"))
+    monkeypatch.setenv("OMECONSOLE_CONFIG", "/nonexistent/omeconsole-test/config.toml")
+    for name in ("OME_ACCESS_TOKEN", "OME_API_URL", "OME_PUBLISHER_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return calls
+
+
+def test_the_console_opens_without_a_token_on_the_selected_node(console_calls: list[Any]) -> None:
+    from omeconsole.cli.main import main
+
+    assert main(["ui", "--select", "default/app/stream"]) == 0
+    assert main(["--select", "default/app"]) == 0  # bare omeconsole is the console
+    assert main(["--select", "default", "ui"]) == 0  # before the subcommand, like the other options
+    assert main([]) == 0
+    assert [(kind, kw) for kind, _, kw in console_calls] == [
+        ("app", {"select": "default/app/stream"}), ("app", {"select": "default/app"}),
+        ("app", {"select": "default"}), ("app", {"select": None})]
+    assert all(settings.token is None for _, settings, _ in console_calls)  # the console asks for it itself
+
+
+def test_the_demo_gets_its_scenario_seed_and_selection(console_calls: list[Any]) -> None:
+    from omeconsole.cli.main import main
+
+    assert main(["demo", "--scenario", "scale", "--seed", "7", "--select", "default/app"]) == 0
+    assert main(["demo"]) == 0
+    assert [(kind, kw) for kind, _, kw in console_calls] == [
+        ("demo", {"scenario": "scale", "seed": 7, "select": "default/app"}),
+        ("demo", {"scenario": "demo", "seed": 0, "select": None})]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+from textual.theme import BUILTIN_THEMES
 
 from omeconsole.core.config import ConfigError, config_path, load_settings
 
@@ -144,3 +146,14 @@ def test_the_settings_repr_hides_the_token(tmp_path: Path) -> None:
     settings = load(tmp_path / "none.toml", {"token": "hidden-token"})
     assert "hidden-token" not in repr(settings) and "hidden-token" not in str(settings)
     assert settings.token_value() == "hidden-token"
+
+
+def test_the_default_theme_is_the_consoles_own_and_textual_names_still_work(tmp_path: Path) -> None:
+    shipped = {tomllib.loads(p.read_text("utf-8"))["name"]: p.name
+               for p in (Path(__file__).parents[1] / "themes").glob("*.toml")}
+    default = load(tmp_path / "missing.toml").theme
+    assert default == "ome-dark" and shipped.get(default) == "dark.toml"
+    path = tmp_path / "config.toml"
+    for name in BUILTIN_THEMES:
+        path.write_text(f'theme = "{name}"\n')
+        assert load(path).theme == name

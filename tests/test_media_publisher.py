@@ -5,6 +5,7 @@ tags where DECISIONS.md puts them, blocking reload (held, answered when the part
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 import httpx
@@ -177,3 +178,20 @@ async def test_real_clients_count_as_publisher_connections(clock: ManualClock) -
         clock.advance(60)  # the clients stopped fetching
         now = await publishers()
         assert now["totalConnections"] == 0
+
+
+async def test_a_held_request_is_let_go_when_its_client_hangs_up(clock: ManualClock) -> None:
+    """A player that gives up on a blocking reload must not keep the server busy: the held request
+    ends with its connection, so stopping the simulator does not wait for the hold's 3 x TD deadline
+    (the clock never moves again here: without the fix, stop() waits for ever)."""
+    async with asyncio.timeout(30):
+        async with running_simulator(clock=clock) as sim:
+            clock.advance(13.2)
+            async with httpx.AsyncClient(base_url=sim.publisher_url, timeout=10) as pub:
+                name = await _chunklist_name(pub)
+                held = asyncio.create_task(pub.get(BASE + name, params={"_HLS_msn": 2, "_HLS_part": 3}))
+                await _held(clock, 1)
+                assert not held.done()
+                held.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await held

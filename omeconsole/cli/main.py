@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import importlib
 import importlib.util
-import inspect
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -23,6 +22,7 @@ from omeconsole.cli.commands import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageErro
 from omeconsole.core.audit import AuditLog
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings
+from omeconsole.core.model import NodePath
 from omeconsole.core.playlist_watcher import publisher_base_url
 
 EPILOG = """exit status: 0 success, 1 the server refused or failed, 2 bad usage or configuration,
@@ -58,6 +58,20 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
                         help="send nothing: cue-out, cue-in, id3 and send-events are refused")
 
 
+def _node_path(text: str) -> str:
+    """--select is checked while parsing, so a typo is a usage error before any screen opens."""
+    try:
+        NodePath.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _select_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    parser.add_argument("--select", type=_node_path, default=argparse.SUPPRESS if suppress else None,
+                        metavar="VHOST[/APP[/STREAM]]", help="the node to open the console on")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     _global_options(common, suppress=True)
@@ -65,13 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="Console and command line for OvenMediaEngine-style servers.")
     parser.add_argument("--version", action="version", version=f"omeconsole {__version__}")
     _global_options(parser, suppress=False)
+    _select_option(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, text: str) -> argparse.ArgumentParser:
         return sub.add_parser(name, parents=[common], help=text, description=text, epilog=EPILOG)
 
-    add("ui", "the terminal console (the default)")
-    add("demo", "the console against a built-in simulated server")
+    ui = add("ui", "the terminal console (the default)")
+    _select_option(ui, suppress=True)
+    demo = add("demo", "the console against a built-in simulated server")
+    _select_option(demo, suppress=True)
+    demo.add_argument("--scenario", default="demo", help="a built-in scenario (demo, scale, empty) or a TOML file")
+    demo.add_argument("--seed", type=int, default=0, help="random seed of the simulated traffic")
     ls = add("ls", "list virtual hosts, the apps of a vhost, or the streams of vhost/app")
     ls.add_argument("path", nargs="?", help="vhost or vhost/app")
     ls.add_argument("--json", action="store_true")
@@ -117,15 +136,27 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(flags)
 
 
-def _run_ui(module_name: str, function: str, settings: Settings | None) -> int:
+def _run_ui(module_name: str, function: str, settings: Settings, **options: Any) -> int:
     if importlib.util.find_spec(module_name) is None:
         print(f"omeconsole: the terminal console is not available in this build ({module_name} is missing); "
               "the command-line subcommands work: see omeconsole --help", file=sys.stderr)
         return EXIT_REFUSED
     entry = getattr(importlib.import_module(module_name), function)
-    parameters = inspect.signature(entry).parameters
-    result = entry(settings) if settings is not None and parameters else entry()
+    result = entry(settings, **options)
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _check_scenario(name_or_path: str) -> str | None:
+    """The demo's scenario problem, if any, said before the screen takes over the terminal."""
+    try:
+        from simulator.world.scenario import ScenarioError, load_scenario
+    except ImportError:
+        return None  # no simulator in this build: _run_ui says so
+    try:
+        load_scenario(name_or_path)
+    except ScenarioError as error:
+        return str(error)
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -139,14 +170,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as error:
         print(f"omeconsole: {error}", file=sys.stderr)
         return EXIT_USAGE
+    select = getattr(args, "select", None)
     if command == "demo":
-        return _run_ui("omeconsole.ui.demo", "run_demo", settings)
-    token = settings.token_value()
-    if command == "ui":
-        if token is None:
-            print(_no_token(), file=sys.stderr)
+        problem = _check_scenario(args.scenario)
+        if problem is not None:
+            print(f"omeconsole: {problem}", file=sys.stderr)
             return EXIT_USAGE
-        return _run_ui("omeconsole.ui.app", "run_app", settings)
+        return _run_ui("omeconsole.ui.demo", "run_demo", settings, scenario=args.scenario, seed=args.seed,
+                       select=select)
+    if command == "ui":
+        # No token is fine: the server answers 401 and the console asks for one.
+        return _run_ui("omeconsole.ui.app", "run_app", settings, select=select)
+    if select is not None:
+        print(f"omeconsole: --select is for the console (ui, demo), not for {command}", file=sys.stderr)
+        return EXIT_USAGE
+    token = settings.token_value()
     if token is None:
         print(_no_token(), file=sys.stderr)
         return EXIT_USAGE

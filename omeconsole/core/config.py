@@ -42,7 +42,7 @@ class ConfirmSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     cue_out: bool = True
     cue_in: bool = True
-    id3: bool = False
+    id3: bool = True
     send_events: bool = True
 
 
@@ -70,7 +70,8 @@ class Settings(BaseModel):
     timeout: float = Field(default=5.0, gt=0, le=300)
     insecure: bool = False
     read_only: bool = False
-    theme: str = "textual-dark"
+    theme: str = "ome-dark"
+    """The console's own dark theme (themes/dark.toml); any theme file's name or Textual built-in works."""
     keymap: dict[str, str] = Field(default_factory=dict)
     confirm: ConfirmSettings = Field(default_factory=ConfirmSettings)
     cue_out_default_s: float = Field(default=30.0, gt=0, le=86_400)

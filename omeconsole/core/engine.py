@@ -23,6 +23,7 @@ import logging
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import AuthError, NotFoundError, OmeError, RequestTimeout, UnreachableError
@@ -131,6 +132,7 @@ class PollingEngine:
         self._paused = False
         self._stopped = False
         self._wake = asyncio.Event()
+        self._sleep_tasks: set[asyncio.Future[Any]] = set()
         self.requests_sent = 0
 
     # -- what the screens read ----------------------------------------------------------------------
@@ -249,15 +251,23 @@ class PollingEngine:
     def stop(self) -> None:
         self._stopped = True
         self._wake.set()
+        for task in self._sleep_tasks:
+            task.cancel()
 
     async def _sleep(self, seconds: float) -> None:
+        """Waits for the clock or a wake-up. Its two inner tasks never outlive it, even when `run()` is
+        cancelled (as a UI worker is at exit): a task left pending is "destroyed but pending" at exit."""
         if self._wake.is_set():
             return
-        sleeper = asyncio.ensure_future(self._clock.sleep(seconds))
-        waker = asyncio.ensure_future(self._wake.wait())
-        _, pending = await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
+        tasks = {asyncio.ensure_future(self._clock.sleep(seconds)), asyncio.ensure_future(self._wake.wait())}
+        self._sleep_tasks |= tasks
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)
+            self._sleep_tasks -= tasks
 
     def _next_wake(self) -> float:
         """Seconds until there is work worth a cycle: something due and a batch of budget for it."""

@@ -35,6 +35,15 @@ class HttpError(Exception):
         self.text = text
 
 
+class ClientGone(Exception):
+    """The client closed its connection while its request was held."""
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
 @dataclass
 class _Session:
     stream: Stream
@@ -71,7 +80,9 @@ class PublisherApp:
                 raise HttpError(405, "Method Not Allowed")
             stream, file, protocol = self._route(scope)
             media = self._live_media(stream)
-            body, content_type = await self._answer(scope, stream, media, file)
+            body, content_type = await self._answer(scope, receive, stream, media, file)
+        except ClientGone:
+            return
         except HttpError as error:
             await _send(send, error.status, error.text.encode(), b"text/plain", head=head)
             return
@@ -110,7 +121,9 @@ class PublisherApp:
         self._media[id(stream)] = (stream, media)
         return media
 
-    async def _answer(self, scope: Scope, stream: Stream, media: LiveMedia, file: str) -> tuple[Body, bytes]:
+    async def _answer(
+        self, scope: Scope, receive: Receive, stream: Stream, media: LiveMedia, file: str
+    ) -> tuple[Body, bytes]:
         raw_query = scope.get("query_string", b"")
         query = parse_qs(raw_query.decode("latin-1")) if raw_query else {}
         now = self.world.clock.now_ms()
@@ -132,13 +145,15 @@ class PublisherApp:
         ref = parse_name(file)
         if ref is None or ref.key != media.key:
             raise HttpError(404, "Not Found")
-        return await self._llhls_file(stream, media, ref, query), (
+        return await self._llhls_file(stream, media, ref, query, receive), (
             PLAYLIST_TYPE if ref.kind == "chunklist" else MP4_TYPE)
 
-    async def _llhls_file(self, stream: Stream, media: LiveMedia, ref: FileRef, query: dict[str, list[str]]) -> Body:
+    async def _llhls_file(
+        self, stream: Stream, media: LiveMedia, ref: FileRef, query: dict[str, list[str]], receive: Receive
+    ) -> Body:
         now = self.world.clock.now_ms()
         if ref.kind == "chunklist":
-            await self._block(stream, media, query)
+            await self._block(stream, media, query, receive)
             return media.chunklist(ref.track, self.world.clock.now_ms())
         if ref.kind == "init":
             return Body(media.init(ref.track))
@@ -152,7 +167,7 @@ class PublisherApp:
             horizon = (media.layout.advance_part_limit + 1) * media.layout.part_target * 1000
             if ready - now > horizon:
                 raise HttpError(404, "Not Found")
-            await self._wait(stream, lambda: media.part_ready_ms(ref.msn, ref.index))
+            await self._wait(stream, lambda: media.part_ready_ms(ref.msn, ref.index), receive)
         return Body(media.part(ref.track, ref.msn, ref.index))
 
     def _check_complete_segment(self, media: LiveMedia, msn: int, now: int) -> None:
@@ -161,7 +176,9 @@ class PublisherApp:
 
     # -- blocking reload -------------------------------------------------------------------------
 
-    async def _block(self, stream: Stream, media: LiveMedia, query: dict[str, list[str]]) -> None:
+    async def _block(
+        self, stream: Stream, media: LiveMedia, query: dict[str, list[str]], receive: Receive
+    ) -> None:
         """Hold a chunklist request until the part it asks for exists (HLS spec 6.2.5.2)."""
         msn = _directive(query, "_HLS_msn")
         part = _directive(query, "_HLS_part")
@@ -180,23 +197,32 @@ class PublisherApp:
             ahead = timeline.part_end(*wanted) - timeline.ticks_at(self.world.clock.now_ms())
             if ahead > layout.advance_part_limit * layout.part_ticks:
                 raise HttpError(400, f"_HLS_part {part} of segment {msn} is beyond the advance part limit")
-        await self._wait(stream, lambda: media.timeline.wall_ms(media.timeline.part_end(*wanted)))
+        await self._wait(stream, lambda: media.timeline.wall_ms(media.timeline.part_end(*wanted)), receive)
 
-    async def _wait(self, stream: Stream, ready_ms: Callable[[], int | None]) -> None:
+    async def _wait(self, stream: Stream, ready_ms: Callable[[], int | None], receive: Receive) -> None:
         """Sleep on the world clock until `ready_ms()` is reached; 503 after 3 x the target duration or
-        if the stream ends meanwhile."""
+        if the stream ends meanwhile. A client that hangs up is let go at once (ClientGone), so held
+        requests never outlive their connections."""
         clock = self.world.clock
         deadline = clock.now_ms() + self.hold_ms
-        while True:
-            now = clock.now_ms()
-            ready = ready_ms()
-            if not stream.live or ready is None:
-                raise HttpError(503, "Service Unavailable")
-            if now >= ready:
-                return
-            if now >= deadline:
-                raise HttpError(503, "Service Unavailable")
-            await clock.sleep((min(ready, deadline) - now) / 1000)
+        hang_up = asyncio.ensure_future(_disconnected(receive))
+        try:
+            while True:
+                now = clock.now_ms()
+                ready = ready_ms()
+                if not stream.live or ready is None:
+                    raise HttpError(503, "Service Unavailable")
+                if now >= ready:
+                    return
+                if now >= deadline:
+                    raise HttpError(503, "Service Unavailable")
+                nap = asyncio.ensure_future(clock.sleep((min(ready, deadline) - now) / 1000))
+                await asyncio.wait((nap, hang_up), return_when=asyncio.FIRST_COMPLETED)
+                if hang_up.done():
+                    nap.cancel()
+                    raise ClientGone
+        finally:
+            hang_up.cancel()
 
     # -- real viewers ----------------------------------------------------------------------------
 
