@@ -5,10 +5,8 @@ Use them as they are, or call `running_simulator(...)` for another scenario, edi
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
@@ -46,35 +44,6 @@ async def running_simulator(
         yield simulator
     finally:
         await simulator.stop()
-
-
-@contextlib.contextmanager
-def simulator_in_thread(scenario: str | Scenario = "demo", **options: object) -> Iterator[RunningSimulator]:
-    """`running_simulator` on its own event loop in a daemon thread, for synchronous test code
-    (hypothesis, schemathesis, plain httpx.Client). Do not touch its world from the test thread
-    while requests are in flight; the clock is a ManualClock that nothing moves."""
-    started = threading.Event()
-    holder: list[RunningSimulator] = []
-    stop: list[asyncio.Event] = []
-    loop = asyncio.new_event_loop()
-
-    async def main() -> None:
-        stop.append(asyncio.Event())
-        async with running_simulator(scenario, **options) as running:  # type: ignore[arg-type]
-            holder.append(running)
-            started.set()
-            await stop[0].wait()
-
-    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
-    thread.start()
-    if not started.wait(60):
-        raise RuntimeError("the simulator did not start")
-    try:
-        yield holder[0]
-    finally:
-        loop.call_soon_threadsafe(stop[0].set)
-        thread.join(30)
-        loop.close()
 
 
 def api_client(simulator: RunningSimulator, *, authorized: bool = True) -> httpx.AsyncClient:

@@ -1,12 +1,17 @@
 """An independent reader of the MPEG-TS packet layer and PSI tables (ISO 13818-1), for the TS tests.
 
 Written from the standard, not from simulator/media/mpegts.py, so that it can catch the muxer's mistakes.
+`demux_with_pyav` is the other, independent view: what PyAV's demuxer and H.264 decoder make of the bytes.
 """
 
 from __future__ import annotations
 
+import io
 import zlib
 from dataclasses import dataclass
+from typing import Any
+
+import av
 
 Descriptors = list[tuple[int, bytes]]
 
@@ -126,3 +131,26 @@ def read_pes(packets: list[TsPacket], pid: int) -> list[Pes]:
             pts |= (raw[3] << 7) | (raw[4] >> 1)
         found.append(Pes(pid, data[3], pts, bytes(data[9 + header_length :])))
     return found
+
+
+def demux_with_pyav(data: bytes) -> tuple[list[int | None], list[Any], int]:
+    """Video PTS in order, the data-stream (ID3) packets and how many frames decode, as PyAV reads a TS.
+
+    Fails on any packet PyAV marks corrupt.
+    """
+    with av.open(io.BytesIO(data), format="mpegts") as container:
+        video_pts: list[int | None] = []
+        tags: list[Any] = []
+        decoder = av.CodecContext.create("h264", "r")
+        decoded = 0
+        for packet in container.demux():
+            if not packet.size:
+                continue
+            assert not packet.is_corrupt
+            if packet.stream.type == "video":
+                video_pts.append(packet.pts)
+                decoded += len(decoder.decode(packet))
+            elif packet.stream.type == "data":
+                tags.append(packet)
+        decoded += len(decoder.decode(None))
+    return video_pts, tags, decoded

@@ -1,7 +1,7 @@
 """Property tests: whatever JSON a client sends to either send operation, the answer is 200 or 400 in
 the envelope, never anything else, and a 400 applies nothing while a 200 applies exactly what was sent.
 
-The simulator runs on its own event loop in a background thread (conftest's simulator_in_thread) so
+The simulator runs on its own event loop in a background thread (ui_support's ThreadedSimulator) so
 that hypothesis can drive it with a plain synchronous client; example counts are bounded and derandomised.
 """
 
@@ -14,9 +14,10 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import simulator_in_thread
+from conftest import TEST_TOKEN
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from ui_support import ThreadedSimulator
 
 from simulator.http.auth import basic_header
 from simulator.http.server import RunningSimulator
@@ -30,7 +31,8 @@ PROPERTY_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
 
 @pytest.fixture(scope="module", params=["enterprise", "oss"])
 def served(request: pytest.FixtureRequest) -> Iterator[tuple[RunningSimulator, httpx.Client]]:
-    with simulator_in_thread("demo", edition=request.param, seed=3) as running:
+    with ThreadedSimulator(edition=request.param, seed=3, access_token=TEST_TOKEN) as threaded:
+        running = threaded.running
         headers = {"Authorization": basic_header(running.access_token)}
         with httpx.Client(base_url=running.api_url, headers=headers, timeout=10) as client:
             yield running, client

@@ -7,19 +7,18 @@ Bounded: a few dozen examples per operation, the whole module well under a minut
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from ui_support import ThreadedSimulator
 
 from simulator.http.auth import basic_header
 from simulator.http.openapi import openapi_document
-from simulator.http.server import RunningSimulator, start_simulator
+from simulator.world.clock import SystemClock
 
 TOKEN = "fuzz-token"
 AUTH = {"Authorization": basic_header(TOKEN)}
@@ -28,30 +27,11 @@ EXAMPLES = 15
 schema = schemathesis.openapi.from_dict(openapi_document("enterprise"))
 
 
-class BackgroundSimulator:
-    """The simulator on its own event loop in a thread, because schemathesis's calls are synchronous."""
-
-    def __init__(self, edition: str) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-        self.simulator: RunningSimulator = asyncio.run_coroutine_threadsafe(
-            start_simulator("demo", api_port=0, publisher_port=0, access_token=TOKEN, seed=5,
-                            edition="oss" if edition == "oss" else "enterprise"),
-            self._loop).result(30)
-
-    def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.simulator.stop(), self._loop).result(30)
-        asyncio.run_coroutine_threadsafe(_cancel_the_rest(), self._loop).result(30)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-
-
 @pytest.fixture(scope="module")
 def api_url() -> Iterator[str]:
-    background = BackgroundSimulator("enterprise")
-    yield background.simulator.api_url
-    background.stop()
+    # The system clock, start_simulator's own default: the world moves on by itself as requests arrive.
+    with ThreadedSimulator(access_token=TOKEN, seed=5, clock=SystemClock()) as background:
+        yield background.api_url
 
 
 def in_envelope(response: Any) -> None:
@@ -84,11 +64,3 @@ def test_every_operation_answers_in_the_envelope_and_as_documented(case: Any, ap
         schemathesis.checks.response_schema_conformance,
     ])
 
-
-async def _cancel_the_rest() -> None:
-    """Cancel what the simulator leaves running on its loop (the publisher's sweeper), so nothing dangles."""
-    current = asyncio.current_task()
-    rest = [task for task in asyncio.all_tasks() if task is not current]
-    for task in rest:
-        task.cancel()
-    await asyncio.gather(*rest, return_exceptions=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import av
 import m3u8
 import pytest
-from media_ts_support import assert_continuity, read_packets
+from media_ts_support import assert_continuity, demux_with_pyav, read_packets
 from mutagen.id3 import ID3
 
 from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3Frame
@@ -59,20 +59,7 @@ def test_live_ts_is_continuous_across_segments_and_the_loop_point(asset: Asset) 
     now_ticks = 3 * LOOP_TICKS
     data = b"".join(_package(asset, timeline, msn, now_ticks) for msn in range(timeline.msn_at(now_ticks)))
     assert_continuity(read_packets(data))
-    with av.open(io.BytesIO(data), format="mpegts") as container:
-        video_pts, id3 = [], []
-        decoder = av.CodecContext.create("h264", "r")
-        frames = 0
-        for packet in container.demux():
-            if not packet.size:
-                continue
-            assert not packet.is_corrupt
-            if packet.stream.type == "video":
-                video_pts.append(packet.pts)
-                frames += len(decoder.decode(packet))
-            elif packet.stream.type == "data":
-                id3.append(packet)
-        frames += len(decoder.decode(None))
+    video_pts, id3, frames = demux_with_pyav(data)
     expected = len(video_pts)
     assert video_pts == [n * 3000 for n in range(expected)] and expected * 3000 == now_ticks
     assert frames == expected, "every frame decodes, including across the 8 s loop point"

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import io
 
-import av
 import httpx
 import m3u8
 import threefive
 from conftest import api_client, running_simulator
+from media_ts_support import demux_with_pyav
 from mutagen.id3 import ID3
 
 from simulator.media.mpegts import TS_CONTENT_TYPE
@@ -65,20 +65,7 @@ async def test_ts_stream_carries_the_break_in_the_playlist_and_the_id3_in_the_me
             assert response.status_code == 200 and response.headers["content-type"] == TS_CONTENT_TYPE
             data += response.content
 
-    with av.open(io.BytesIO(data), format="mpegts") as container:
-        video_pts, tags = [], []
-        decoder = av.CodecContext.create("h264", "r")
-        decoded = 0
-        for packet in container.demux():
-            if not packet.size:
-                continue
-            assert not packet.is_corrupt
-            if packet.stream.type == "video":
-                video_pts.append(packet.pts)
-                decoded += len(decoder.decode(packet))
-            elif packet.stream.type == "data":
-                tags.append(packet)
-        decoded += len(decoder.decode(None))
+    video_pts, tags, decoded = demux_with_pyav(data)
     assert video_pts == list(range(video_pts[0], video_pts[0] + 3000 * len(video_pts), 3000))
     assert decoded == len(video_pts)
     (tag_packet,) = tags

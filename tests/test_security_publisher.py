@@ -7,10 +7,8 @@ Requests are written byte for byte on a raw socket: an HTTP library would normal
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,9 +17,10 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ui_support import ThreadedSimulator
 
 import simulator
-from simulator.http.server import RunningSimulator, start_simulator
+from simulator.http.server import DEFAULT_ACCESS_TOKEN, start_simulator
 from simulator.world.clock import ManualClock
 
 _opened: list[str] | None = None
@@ -35,33 +34,14 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 sys.addaudithook(_audit)  # hooks cannot be removed; this one records only while a test asks it to
 
 
-class Publisher:
-    """The simulator on a private loop in a thread (hypothesis drives it from synchronous code)."""
+class Publisher(ThreadedSimulator):
+    """The simulator thirty seconds into its demo, reached byte for byte (hypothesis drives it synchronously)."""
 
     def __init__(self) -> None:
-        self.clock = ManualClock()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-        self.simulator: RunningSimulator = self._run(start_simulator(
-            "demo", api_port=0, publisher_port=0, seed=2, clock=self.clock))
-        self._run(self._advance(30))
-        host, port = self.simulator.publisher_url.removeprefix("http://").rsplit(":", 1)
+        super().__init__(access_token=DEFAULT_ACCESS_TOKEN, seed=2)
+        self.advance(30)
+        host, port = self.running.publisher_url.removeprefix("http://").rsplit(":", 1)
         self.address = (host, int(port))
-
-    async def _advance(self, seconds: int) -> None:
-        for _ in range(seconds):
-            self.clock.advance(1)
-            await asyncio.sleep(0)
-
-    def _run(self, coroutine: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(30)
-
-    def stop(self) -> None:
-        self._run(self.simulator.stop())
-        self._run(_cancel_the_rest())
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
 
     def raw(self, target: bytes, method: bytes = b"GET") -> tuple[int, bytes]:
         """Status and body of one request with exactly this request target."""
@@ -76,9 +56,8 @@ class Publisher:
 
 @pytest.fixture(scope="module")
 def publisher() -> Iterator[Publisher]:
-    running = Publisher()
-    yield running
-    running.stop()
+    with Publisher() as running:
+        yield running
 
 
 ASSETS = (Path(simulator.__file__).parent / "media" / "assets").resolve()
@@ -191,11 +170,3 @@ def test_the_audit_hook_does_see_files_being_opened() -> None:
         recorded, _opened = _opened, None
     assert str(Path(__file__)) in recorded
 
-
-async def _cancel_the_rest() -> None:
-    """Cancel what the simulator leaves running on its loop (the publisher's sweeper), so nothing dangles."""
-    current = asyncio.current_task()
-    rest = [task for task in asyncio.all_tasks() if task is not current]
-    for task in rest:
-        task.cancel()
-    await asyncio.gather(*rest, return_exceptions=True)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import pytest
 from pydantic import SecretStr
@@ -30,7 +30,7 @@ from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.link import http_connector
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 from simulator.http.server import RunningSimulator, start_simulator
-from simulator.world.clock import ManualClock
+from simulator.world.clock import Clock, ManualClock
 
 TOKEN = "ui-test-token"
 SEED = 11
@@ -46,16 +46,29 @@ def free_port() -> int:
 
 
 class ThreadedSimulator:
-    """The simulator on its own loop and thread; every touch of it goes through `call`."""
+    """A real simulator on its own event loop and thread; every touch of it goes through `run` or `call`.
 
-    def __init__(self, scenario: str = "demo", *, edition: str = "enterprise", api_port: int = 0) -> None:
-        self.clock = ManualClock()
+    The one harness for tests whose code is synchronous (hypothesis, schemathesis, raw sockets) or runs
+    on another loop (Pilot, snapshots). A context manager that stops it on exit. Options go to
+    `start_simulator`; the clock is a ManualClock that only `advance` moves unless one is given.
+    """
+
+    def __init__(self, scenario: str = "demo", *, edition: str = "enterprise", api_port: int = 0,
+                 seed: int = SEED, access_token: str = TOKEN, clock: Clock | None = None,
+                 faults: str | None = None, name: str = "simulator") -> None:
+        self.clock: Clock = clock if clock is not None else ManualClock()
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="simulator", daemon=True)
+        self._thread = threading.Thread(target=self._loop.run_forever, name=name, daemon=True)
         self._thread.start()
         self.running: RunningSimulator = self.run(start_simulator(
-            scenario, api_port=api_port, publisher_port=0, access_token=TOKEN, seed=SEED,
-            edition=edition, clock=self.clock))  # type: ignore[arg-type]
+            scenario, api_port=api_port, publisher_port=0, access_token=access_token, seed=seed,
+            edition=edition, clock=self.clock, faults=faults))  # type: ignore[arg-type]
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
 
     @property
     def api_url(self) -> str:
@@ -73,12 +86,14 @@ class ThreadedSimulator:
 
     def advance(self, seconds: float) -> None:
         """Moves simulated time one tick at a time, so the world's ticker runs for each second."""
+        clock = self.clock
+        assert isinstance(clock, ManualClock), "only a ManualClock can be moved"
         whole = int(seconds)
         for _ in range(whole):
-            self.call(lambda: self.clock.advance(1.0))
+            self.call(lambda: clock.advance(1.0))
             self.run(asyncio.sleep(0))
         if seconds - whole:
-            self.call(lambda: self.clock.advance(seconds - whole))
+            self.call(lambda: clock.advance(seconds - whole))
 
     def stop(self) -> None:
         self.run(self.running.stop())
