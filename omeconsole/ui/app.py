@@ -45,6 +45,10 @@ REDRAW_GAP = 0.9
 """Seconds (console clock) between data redraws in a real terminal; reports arriving faster are merged
 into the next one. The constructor's default is 0 (every report redraws at once), which is what a test
 on a frozen clock needs, since the merge waits on a real-time timer."""
+CHART_GAP = 2.0
+"""Seconds (console clock) between rebuilds of the bit-rate chart in a real terminal, its costliest
+widget (half of a frame's drawing); the chart spans a minute or more, so one new point in two seconds
+reads the same. The numbers and sparklines beside it still follow every redraw. Tests keep 0."""
 TICK_REDRAW_AFTER = 0.9
 """A clock tick redraws (ages, countdowns) only if no data update has redrawn for this long."""
 WIDE_COLUMNS = 140
@@ -81,9 +85,10 @@ class ConsoleApp(AdOpsActions, App[None]):
 
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
-                 export_dir: Path | None = None, redraw_gap: float = 0.0) -> None:
+                 export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0) -> None:
         super().__init__()
         self._redraw_gap = redraw_gap
+        self.chart_gap = chart_gap
         self._held_tree = False
         self._held_changed: frozenset[NodePath] = frozenset()
         self._flush_timer: Timer | None = None
@@ -99,7 +104,7 @@ class ConsoleApp(AdOpsActions, App[None]):
         self._chosen: NodePath | None = None
         self._visible: tuple[NodePath, ...] = ()
         self._ended: dict[NodePath, float] = {}
-        self._live_streams: set[NodePath] = set()
+        self._live_streams: set[tuple[str, str, str]] = set()
         self._last_sorted = -math.inf
         self._prompted_link: Link | None = None
         self._linked_at = clock.monotonic()
@@ -218,13 +223,15 @@ class ConsoleApp(AdOpsActions, App[None]):
     def _track_ended(self) -> None:
         """Streams gone from the listing stay in the tree as "ended" (with their history) for a while."""
         now = self.clock.monotonic()
-        live = {NodePath(v, a, s) for v, apps in self.engine.tree().items() for a, names in apps.items()
-                for s in names}
-        for path in self._live_streams - live:
+        # Plain tuples: this runs on every listing change, and building 10,000 NodePaths each time
+        # cost several per cent of a core on a large server. Paths are made only for what changed.
+        live = {(v, a, s) for v, apps in self.engine.tree().items() for a, names in apps.items() for s in names}
+        for gone in self._live_streams - live:
+            path = NodePath(*gone)
             if self.engine.node(path).state is NodeState.ENDED:
                 self._ended.setdefault(path, now)
-        for path in live:
-            self._ended.pop(path, None)
+        for path in [p for p in self._ended if (p.vhost, p.app, p.stream) in live]:
+            del self._ended[path]
         keep_for = self.settings.history_seconds
         for path, since in list(self._ended.items()):
             if now - since > keep_for:
@@ -435,6 +442,7 @@ def run_app(settings: Settings, *, select: str | None = None, connector: Connect
     """Run the console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]"."""
     clock = clock or SystemClock()
     path = NodePath.parse(select) if select else None
-    app = ConsoleApp(settings, connector or http_connector(clock), clock, select=path, redraw_gap=REDRAW_GAP)
+    app = ConsoleApp(settings, connector or http_connector(clock), clock, select=path, redraw_gap=REDRAW_GAP,
+                     chart_gap=CHART_GAP)
     app.run()
     return app.return_code or 0

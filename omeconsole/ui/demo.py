@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import Settings
 from omeconsole.core.model import NodePath
-from omeconsole.ui.app import REDRAW_GAP, ConsoleApp
+from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
 from omeconsole.ui.link import http_connector
 from simulator.http.server import start_simulator
 
@@ -30,7 +30,8 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
         })
         clock = clock or SystemClock()
         app = ConsoleApp(demo_settings, http_connector(clock), clock,
-                         select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP)
+                         select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP,
+                         chart_gap=CHART_GAP)
         app.sub_title = f"demo: simulated server at {simulator.api_url} ({scenario})"
         await app.run_async()
         return app.return_code or 0

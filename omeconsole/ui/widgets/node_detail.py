@@ -80,10 +80,16 @@ class NodeDetail(VerticalScroll):
         info.display = view.path.level == "stream"
         if info.display:
             info.show(view.info)
+        chart = self.query_one(ThroughputChart)
+        chart_gap = float(getattr(self.app, "chart_gap", 0.0))
         if key == self._drawn_at:
+            chart.flush(now, chart_gap)  # a chart update held back by its gap is drawn once the gap has passed
             return
+        same_node = self._drawn_at is not None and self._drawn_at[0] == view.path
         self._drawn_at = key
-        self.query_one(ThroughputChart).set_series(chart_series(view, latest.at if latest else now))
+        # Another node's chart is drawn at once; the same node's new points may wait for the gap.
+        chart.set_series(chart_series(view, latest.at if latest else now), now=now,
+                         min_gap=chart_gap if same_node else 0.0)
         self.query_one("#spark-in", RateSparkline).show([s.rate_in_bps for s in view.history])
         self.query_one("#spark-out", RateSparkline).show([s.rate_out_bps for s in view.history])
         stats = latest.stats if latest else None

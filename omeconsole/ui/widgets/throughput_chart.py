@@ -1,11 +1,15 @@
 """The one chart widget of the console: bit rate over time, whatever draws it underneath.
 
-Screens only call `set_series`; plotext (through textual-plotext) is an implementation detail of this
-file, so the drawing back end can be swapped without touching any screen.
+Screens only call `set_series` (and `flush`); plotext (through textual-plotext) is an implementation
+detail of this file, so the drawing back end can be swapped without touching any screen. Building a
+plotext picture is the costliest drawing the console does, so a caller may ask for at most one
+redraw per `min_gap` seconds: newer data then waits for a later `flush`, and a hidden chart waits
+until it is shown.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +53,8 @@ class ThroughputChart(Widget):
         super().__init__(**options)
         self._title = title
         self._series: tuple[Series, ...] = ()
+        self._stale = True
+        self._drawn_at = -math.inf
 
     def compose(self) -> ComposeResult:
         yield PlotextPlot()
@@ -57,9 +63,26 @@ class ThroughputChart(Widget):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())
         self._draw()
 
-    def set_series(self, series: Sequence[Series]) -> None:
-        """Replace what is drawn; plotext rebuilds its picture on the next refresh of this widget only."""
+    def on_show(self) -> None:
+        self.flush()  # data that arrived while hidden
+
+    def set_series(self, series: Sequence[Series], *, now: float | None = None, min_gap: float = 0.0) -> None:
+        """Replace what is drawn; plotext rebuilds its picture on the next refresh of this widget only.
+
+        With `now` (seconds, the caller's clock) and `min_gap`, the picture is rebuilt only if the
+        last one is at least `min_gap` old; otherwise the series waits for a later `flush`.
+        """
         self._series = tuple(series)
+        self._stale = True
+        self.flush(now, min_gap)
+
+    def flush(self, now: float | None = None, min_gap: float = 0.0) -> None:
+        """Draw a series that is still waiting, if the chart is shown and the gap has passed."""
+        if not self._stale or not self.is_mounted or not self.display:
+            return
+        if now is not None and now - self._drawn_at < min_gap:
+            return
+        self._drawn_at = now if now is not None else -math.inf
         self._draw()
 
     def _colour(self, variable: str) -> tuple[int, int, int]:
@@ -69,6 +92,7 @@ class ThroughputChart(Widget):
     def _draw(self) -> None:
         if not self.is_mounted:
             return
+        self._stale = False
         plot = self.query_one(PlotextPlot)
         plt = plot.plt
         plt.clear_data()
