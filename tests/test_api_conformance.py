@@ -423,3 +423,13 @@ async def test_repeated_reads_are_identical_whatever_the_header_spelling(sim: Ru
     for reply in replies:
         assert_json(reply, 200, replies[0].content)
         assert reply.headers["content-length"] == replies[0].headers["content-length"]
+
+
+async def test_json_writer_escapes_non_ascii_like_the_real_server_and_leaves_del_raw() -> None:
+    """jsoncpp writes non-ASCII as lowercase \\u escapes (surrogate pairs above U+FFFF) and DEL raw;
+    a literal backslash-u text stays escaped as text."""
+    from simulator.http.wire_json import encode
+
+    value = {"m": "a\x7f\u00e9/\U0001f600\n\\u007f"}
+    assert encode(value) == b'{"m":"a\x7f\\u00e9/\\ud83d\\ude00\\n\\\\u007f"}'
+    assert json.loads(encode(value)) == value
