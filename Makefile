@@ -23,7 +23,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
-	$(BIN)/mypy simulator omeconsole/api omeconsole/core
+	$(BIN)/mypy simulator omeconsole
 
 unit: $(STAMP)
 	$(BIN)/pytest -n 2 -p no:cacheprovider

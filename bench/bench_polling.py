@@ -23,8 +23,9 @@ import httpx
 
 from omeconsole.api.client import OmeClient, basic_authorization
 from omeconsole.core.clock import SystemClock
-from omeconsole.core.engine import PollingEngine, PollSettings
-from omeconsole.core.model import NodePath, NodeState
+from omeconsole.core.polling.engine import PollingEngine, PollSettings
+from omeconsole.model.nodes import NodeState
+from omeconsole.model.paths import NodePath
 
 TOKEN = "bench-token"
 

@@ -26,8 +26,8 @@ from bench_load import ROOT, TOKEN, Connection, Server, _rss_kib
 from omeconsole.api.client import OmeClient
 from omeconsole.api.wire import Id3Frame
 from omeconsole.core.clock import SystemClock
-from omeconsole.core.engine import PollingEngine, PollSettings
-from omeconsole.core.model import NodePath
+from omeconsole.core.polling.engine import PollingEngine, PollSettings
+from omeconsole.model.paths import NodePath
 
 
 def _descriptors(pid: int) -> tuple[int, int]:

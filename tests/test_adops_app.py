@@ -21,11 +21,11 @@ from ui_support import (
 )
 
 from omeconsole.core.config import ConfirmSettings
-from omeconsole.core.model import NodePath
+from omeconsole.core.session import connector
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.break_screen import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
 from omeconsole.ui.app import ConsoleApp
-from omeconsole.ui.link import http_connector
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 
 __all__ = ["console_clock", "quiet_ui", "threaded_sim"]
@@ -35,10 +35,8 @@ NEWS = NodePath("default", "app", "news")
 
 def _app(sim: ThreadedSimulator, clock: ParkingClock, tmp_path: Path, **extra: object) -> ConsoleApp:
     settings = make_settings(sim.api_url, publisher_url=sim.running.publisher_url, **extra)
-    app = ConsoleApp(settings, http_connector(clock, rng=random.Random(SEED)), clock, select=NEWS,
-                  theme_dirs=[BUILTIN_THEME_DIR], export_dir=tmp_path / "exports")
-    app.audit_path = tmp_path / "audit.jsonl"
-    return app
+    return ConsoleApp(settings, connector(clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl"),
+                      clock, select=NEWS, theme_dirs=[BUILTIN_THEME_DIR], export_dir=tmp_path / "exports")
 
 
 def _bodies(sim: ThreadedSimulator) -> list[object]:

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from omeconsole.core.audit import AUDIT_ENV, AuditLog, default_audit_path
+from omeconsole.core.adops.audit import AUDIT_ENV, AuditLog, default_audit_path
 
 TOKEN = "s3cret-token-value"
 FIXED = datetime(2026, 1, 1, 12, 0, 0, 123000, tzinfo=UTC)

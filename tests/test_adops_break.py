@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from omeconsole.core.ad_break import OUTCOME_UNKNOWN, AdBreak, BreakState
+from omeconsole.core.adops.ad_break import OUTCOME_UNKNOWN, AdBreak, BreakState
+from omeconsole.core.adops.watcher import Sighting
 from omeconsole.core.clock import FakeClock
-from omeconsole.core.playlist_watcher import Sighting
 
 
 def test_whole_break_confirmed_by_the_playlist_counts_down_and_ends_by_itself() -> None:

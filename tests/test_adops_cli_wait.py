@@ -10,6 +10,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
+import m3u8
 import pytest
 
 TOKEN = "cli-wait-token"
@@ -47,6 +49,29 @@ def _run(simulator: tuple[str, str], tmp_path: Path, *args: str) -> subprocess.C
     return subprocess.run([str(BIN / "omeconsole"), *args], env=env, capture_output=True, text=True, timeout=60)
 
 
+def _wait_until_on_air(publisher: str, app: str, stream: str) -> None:
+    """Until the break has spliced: the chunklist lists the first part after the out (`#EXT-X-CUE-OUT`).
+
+    A cue-in asked for before that splices on the same keyframe as the out and is refused by the server's
+    rules. Each reload blocks on the server until the next part exists (LL-HLS blocking reload), so this
+    waits on the server's own events, never on a sleep; the bound only keeps a broken server from hanging it.
+    """
+    with httpx.Client(base_url=publisher, timeout=10) as http:
+        variants = m3u8.loads(http.get(f"/{app}/{stream}/llhls.m3u8").text)
+        chunklist = f"/{app}/{stream}/{variants.playlists[0].uri}"
+        params: dict[str, str] = {}
+        for _ in range(40):
+            text = http.get(chunklist, params=params).text
+            if "#EXT-X-CUE-OUT:" in text:
+                return
+            hint = m3u8.loads(text).preload_hint
+            # Parts are named as the real server names them: part_<track>_<msn>_<index>_...
+            named = re.match(r"part_\d+_(\d+)_(\d+)_", hint.uri if hint is not None else "")
+            assert named is not None, text
+            params = {"_HLS_msn": named[1], "_HLS_part": named[2]}
+    raise AssertionError("the break never went on air")
+
+
 def _audit(tmp_path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
 
@@ -56,6 +81,7 @@ def test_cue_out_then_cue_in_are_confirmed_with_their_delay(simulator, tmp_path:
                "--confirm-timeout", "20")
     assert out.returncode == 0, out.stderr
     assert re.search(r"^seen in playlist after \d+\.\d s$", out.stdout, re.MULTILINE), out.stdout
+    _wait_until_on_air(simulator[1], "app", "news")
     cue_in = _run(simulator, tmp_path, "cue-in", "default/app/news", "--wait-confirm", "--confirm-timeout", "20",
                   "--json")
     assert cue_in.returncode == 0, cue_in.stderr

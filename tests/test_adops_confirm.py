@@ -9,18 +9,20 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
+import m3u8
 import pytest
 from adops_support import SharedClock
 from conftest import TEST_TOKEN, running_simulator
 from mutagen.id3 import ID3
 
 from omeconsole.api.client import OmeClient
+from omeconsole.api.publisher import PublisherReader
 from omeconsole.api.wire import Id3Frame
-from omeconsole.core.ad_break import BreakState
-from omeconsole.core.ad_ops import AdOps
-from omeconsole.core.audit import AuditLog
-from omeconsole.core.model import NodePath
-from omeconsole.core.playlist_watcher import Id3Found, PlaylistUnavailable, PlaylistWatcher, Sighting
+from omeconsole.core.adops.ad_break import BreakState
+from omeconsole.core.adops.audit import AuditLog
+from omeconsole.core.adops.operations import AdOps
+from omeconsole.core.adops.watcher import Id3Found, PlaylistUnavailable, PlaylistWatcher, Sighting
+from omeconsole.model.paths import NodePath
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
 from simulator.world.scenario import StreamSpec
@@ -70,7 +72,9 @@ async def test_whole_break_through_the_panel_states_with_playlist_confirmation(s
     assert sighting.line == "#EXT-X-CUE-OUT:DURATION=15.000" or (sighting.line or "").startswith("#EXT-X-DATERANGE")
     # The playlist itself (read apart from the watcher) carries the break.
     async with httpx.AsyncClient() as http:
-        text = (await http.get(entry.watcher._chunklist_url or "")).text
+        variants = m3u8.loads((await http.get(entry.watcher.url)).text, uri=entry.watcher.url)
+        chunklist = variants.playlists[0].absolute_uri
+        text = (await http.get(chunklist)).text
     assert "#EXT-X-CUE-OUT:DURATION=15.000" in text
     view = entry.ad_break.view()
     assert view.state is BreakState.ON_AIR and view.from_playlist
@@ -111,7 +115,9 @@ async def test_id3_frames_come_back_out_of_the_media_byte_for_byte(sim, ops) -> 
     [event] = found
     # Independently: fetch that part, cut the emsg's message out by hand, parse it with mutagen.
     async with httpx.AsyncClient() as http:
-        part = (await http.get(str(httpx.URL(entry.watcher._chunklist_url or "").join(event.part_uri)))).content
+        variants = m3u8.loads((await http.get(entry.watcher.url)).text, uri=entry.watcher.url)
+        chunklist = variants.playlists[0].absolute_uri
+        part = (await http.get(str(httpx.URL(chunklist).join(event.part_uri)))).content
     start = part.index(ID3_SCHEME) + len(ID3_SCHEME)
     message = part[part.index(b"\x00", start) + 1 :]
     tag = ID3(io.BytesIO(message[: message.index(b"moof") - 4]))
@@ -139,7 +145,7 @@ async def test_audio_only_id3_is_found_in_the_audio_rendition(sim, ops) -> None:
 
 async def test_cue_never_shown_is_reported_not_seen_within_the_timeout(sim, tmp_path) -> None:
     simulator, clock = sim
-    watcher = PlaylistWatcher(simulator.publisher_url, "app", "stream", clock=clock)
+    watcher = PlaylistWatcher(PublisherReader(simulator.publisher_url, "app", "stream"), clock=clock)
     try:
         assert await watcher.poll_once()
         expectation = watcher.expect("cue-out", sent_at=clock.monotonic(), sent_wall=clock.wall(), timeout_s=4)
@@ -156,7 +162,7 @@ async def test_cue_never_shown_is_reported_not_seen_within_the_timeout(sim, tmp_
 async def test_unreadable_playlist_is_said_plainly(sim) -> None:
     simulator, clock = sim
     events: list[object] = []
-    watcher = PlaylistWatcher(simulator.publisher_url, "app", "no-such-stream", clock=clock)
+    watcher = PlaylistWatcher(PublisherReader(simulator.publisher_url, "app", "no-such-stream"), clock=clock)
     watcher.add_listener(events.append)
     try:
         assert not await watcher.poll_once()
@@ -190,7 +196,7 @@ async def test_background_watcher_uses_blocking_reload_and_confirms(sim, tmp_pat
 
 async def test_watcher_recovers_when_a_stream_ends_and_starts_again(sim) -> None:
     simulator, clock = sim
-    watcher = PlaylistWatcher(simulator.publisher_url, "app", "news", clock=clock)
+    watcher = PlaylistWatcher(PublisherReader(simulator.publisher_url, "app", "news"), clock=clock)
     try:
         assert await watcher.poll_once()
         stream = simulator.world.find_stream("default", "app", "news")

@@ -8,7 +8,7 @@ import struct
 import pytest
 from mutagen.id3 import ID3, PRIV, TIT2, TXXX
 
-from omeconsole.core.emsg import (
+from omeconsole.api.emsg import (
     ID3_SCHEME,
     BoxError,
     DecodedFrame,

@@ -7,13 +7,14 @@ from datetime import UTC, datetime
 import m3u8
 import pytest
 
-from omeconsole.core.llhls_playlist import (
+from omeconsole.api.hls import (
     PlaylistError,
     choose_video_variant,
     parse_media_playlist,
     parse_multivariant,
 )
-from omeconsole.core.playlist_watcher import playlist_url, publisher_base_url
+from omeconsole.api.publisher import default_publisher_url, playlist_url
+from omeconsole.core.config import Settings
 
 LLHLS = """#EXTM3U
 #EXT-X-VERSION:6
@@ -96,7 +97,9 @@ def test_non_playlists_are_refused_plainly(text: str) -> None:
 
 
 def test_publisher_url_defaults_to_the_api_host_on_3333() -> None:
-    assert publisher_base_url("http://ome.example:8081/") == "http://ome.example:3333"
-    assert publisher_base_url("https://[::1]:8081") == "https://[::1]:3333"
-    assert publisher_base_url("http://h:8081", "http://cdn.example/live/") == "http://cdn.example/live"
+    assert default_publisher_url("http://ome.example:8081/") == "http://ome.example:3333"
+    assert default_publisher_url("https://[::1]:8081") == "https://[::1]:3333"
+    assert Settings(api_url="http://h:8081").publisher_base() == "http://h:3333"
+    assert Settings(api_url="http://h:8081", publisher_url="http://cdn.example/live/").publisher_base() == \
+        "http://cdn.example/live"
     assert playlist_url("http://h:3333", "app", "my stream") == "http://h:3333/app/my%20stream/llhls.m3u8"

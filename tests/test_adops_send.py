@@ -14,10 +14,10 @@ from conftest import TEST_TOKEN, running_simulator
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.wire import Id3Frame
-from omeconsole.core.ad_break import OUTCOME_UNKNOWN, BreakState
-from omeconsole.core.ad_ops import READ_ONLY_MESSAGE, AdOps
-from omeconsole.core.audit import AuditLog
-from omeconsole.core.model import NodePath
+from omeconsole.core.adops.ad_break import OUTCOME_UNKNOWN, BreakState
+from omeconsole.core.adops.audit import AuditLog
+from omeconsole.core.adops.operations import READ_ONLY_MESSAGE, AdOps
+from omeconsole.model.paths import NodePath
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from adops_support import SharedClock
@@ -15,10 +14,10 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
-from omeconsole.api.client import OmeClient
-from omeconsole.core.ad_break import BreakState
+from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.config import ConfirmSettings, Id3Template, Settings
-from omeconsole.core.model import NodePath
+from omeconsole.core.session import connector
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops import ADOPS_BINDINGS, AdOpsActions, AdOpsCommands
 from omeconsole.ui.adops.break_screen import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog
@@ -43,32 +42,26 @@ class StreamScreen(Screen[None]):
 class Host(AdOpsActions, App[None]):
     BINDINGS = ADOPS_BINDINGS
     COMMANDS = App.COMMANDS | {AdOpsCommands}
-    adops_follow_playlists = False
 
-    def __init__(self, client: OmeClient, settings: Settings, clock: SharedClock, audit_path: Path,
-                 read_only: bool = False) -> None:
+    def __init__(self, settings: Settings, clock: SharedClock, audit_path: Path, read_only: bool = False) -> None:
         super().__init__()
-        self.link = SimpleNamespace(client=client)
-        self.settings = settings
-        self.clock = clock
-        self.audit_path = audit_path
-        self.read_only_flag = read_only
+        settings = settings.model_copy(update={"read_only": read_only})
+        self.session = connector(clock, audit_path=audit_path, follow_playlists=False)(settings)
 
     def on_mount(self) -> None:
+        self.adops_attach(self.session)
         self.push_screen(StreamScreen())
 
     async def on_unmount(self) -> None:
-        await self.adops_close()
+        await self.session.aclose()
 
 
 @pytest.fixture
-async def sim() -> AsyncIterator[tuple[RunningSimulator, SharedClock, OmeClient]]:
+async def sim() -> AsyncIterator[tuple[RunningSimulator, SharedClock]]:
     manual = ManualClock()
     async with running_simulator(clock=manual) as simulator:
         manual.advance(20)
-        client = OmeClient(simulator.api_url, TEST_TOKEN)
-        yield simulator, SharedClock(manual), client
-        await client.aclose()
+        yield simulator, SharedClock(manual)
 
 
 def _settings(simulator: RunningSimulator, **overrides: object) -> Settings:
@@ -87,8 +80,8 @@ def _text(widget: Static) -> str:
 
 
 async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_path: Path) -> None:
-    simulator, clock, client = sim
-    app = Host(client, _settings(simulator), clock, tmp_path / "audit.jsonl")
+    simulator, clock = sim
+    app = Host(_settings(simulator), clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
         watcher = app.adops().stream(STREAM).watcher
         assert await watcher.poll_once()
@@ -137,11 +130,11 @@ async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_p
 
 
 async def test_id3_dialog_frames_come_back_out_of_the_media(sim, tmp_path: Path) -> None:
-    simulator, clock, client = sim
+    simulator, clock = sim
     template = Id3Template(name="now playing", event_type="video", frames=[
         {"frameType": "TIT2", "data": "placeholder"}])  # type: ignore[list-item]
     settings = _settings(simulator, id3_templates=[template], confirm=ConfirmSettings(id3=False))
-    app = Host(client, settings, clock, tmp_path / "audit.jsonl")
+    app = Host(settings, clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
         watcher = app.adops().stream(STREAM).watcher
         assert await watcher.poll_once()
@@ -151,17 +144,17 @@ async def test_id3_dialog_frames_come_back_out_of_the_media(sim, tmp_path: Path)
         dialog.query_one("#type-0", Input).value = "TXXX"
         dialog.query_one("#info-0", Input).value = "adId"
         dialog.query_one("#data-0", Input).value = "spot-7 ✓"
-        await pilot.click("#add-frame")
+        await pilot.press("ctrl+n")
         await pilot.pause()
         dialog.query_one("#type-1", Input).value = "TIT2"
         dialog.query_one("#data-1", Input).value = "Song title"
-        await pilot.click("#add-frame")
+        await pilot.press("ctrl+n")
         await pilot.pause()
         assert dialog.query_one("#row-2").display
         dialog.query_one("#type-2", Input).value = "PRIV"
         dialog.query_one("#info-2", Input).value = "com.example"
         dialog.query_one("#data-2", Input).value = "private-bytes"
-        await pilot.click("#send")  # confirmation is off for id3 in this config: sent at once
+        await pilot.press("ctrl+s")  # confirmation is off for id3 in this config: sent at once
         await app.workers.wait_for_complete()
         sent = [{"frameType": "TXXX", "info": "adId", "data": "spot-7 ✓"},
                 {"frameType": "TIT2", "data": "Song title"},
@@ -177,8 +170,8 @@ async def test_id3_dialog_frames_come_back_out_of_the_media(sim, tmp_path: Path)
 
 
 async def test_read_only_sends_nothing_and_says_so_on_screen(sim, tmp_path: Path) -> None:
-    simulator, clock, client = sim
-    app = Host(client, _settings(simulator), clock, tmp_path / "audit.jsonl", read_only=True)
+    simulator, clock = sim
+    app = Host(_settings(simulator), clock, tmp_path / "audit.jsonl", read_only=True)
     async with app.run_test(size=(120, 40)) as pilot:
         for key in ("o", "i", "m"):
             await pilot.press(key)
@@ -193,8 +186,8 @@ async def test_read_only_sends_nothing_and_says_so_on_screen(sim, tmp_path: Path
 
 
 async def test_cue_in_key_with_confirmation_declined_sends_nothing(sim, tmp_path: Path) -> None:
-    simulator, clock, client = sim
-    app = Host(client, _settings(simulator), clock, tmp_path / "audit.jsonl")
+    simulator, clock = sim
+    app = Host(_settings(simulator), clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("i")
         assert isinstance(app.screen, ConfirmSend)
@@ -207,9 +200,9 @@ async def test_cue_in_key_with_confirmation_declined_sends_nothing(sim, tmp_path
 
 
 async def test_a_second_press_while_the_first_is_in_flight_says_so(sim, tmp_path: Path) -> None:
-    simulator, clock, client = sim
+    simulator, clock = sim
     settings = _settings(simulator, confirm=ConfirmSettings(cue_in=False))
-    app = Host(client, settings, clock, tmp_path / "audit.jsonl")
+    app = Host(settings, clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
         app.adops().stream(STREAM).ad_break.try_begin("cue-out")  # a send that has not been answered yet
         await pilot.press("i")
@@ -222,8 +215,8 @@ async def test_a_second_press_while_the_first_is_in_flight_says_so(sim, tmp_path
 
 
 async def test_palette_offers_the_actions_for_the_selected_stream(sim, tmp_path: Path) -> None:
-    simulator, clock, client = sim
-    app = Host(client, _settings(simulator), clock, tmp_path / "audit.jsonl")
+    simulator, clock = sim
+    app = Host(_settings(simulator), clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
         provider = AdOpsCommands(app.screen)
         titles = [title for title, _, _ in provider._commands()]
@@ -240,12 +233,12 @@ async def test_palette_offers_the_actions_for_the_selected_stream(sim, tmp_path:
 
 
 async def test_id3_template_from_the_config_fills_the_dialog(sim, tmp_path: Path) -> None:
-    simulator, clock, client = sim
+    simulator, clock = sim
     template = Id3Template(name="now playing", event_type="audio", frames=[
         {"frameType": "TIT2", "data": "Track"},
         {"frameType": "TXXX", "info": "artist", "data": "Band"}])  # type: ignore[list-item]
     settings = _settings(simulator, id3_templates=[template], confirm=ConfirmSettings(id3=False))
-    app = Host(client, settings, clock, tmp_path / "audit.jsonl")
+    app = Host(settings, clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("m")
         dialog = app.screen

@@ -21,7 +21,7 @@ from omeconsole.api.errors import (
     ServerError,
     UnreachableError,
 )
-from omeconsole.core.model import NodePath
+from omeconsole.model.paths import NodePath
 
 TOKEN = "s3cret-token-value"
 ENCODED = base64.b64encode(TOKEN.encode()).decode()

@@ -10,7 +10,7 @@ from conftest import TEST_TOKEN, running_simulator
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import AuthError, EventsUnsupportedError, NotFoundError
 from omeconsole.api.wire import Id3Frame
-from omeconsole.core.model import NodePath
+from omeconsole.model.paths import NodePath
 from simulator.world.clock import ManualClock
 
 

@@ -8,8 +8,9 @@ import random
 from fake_ome_server import IN_BYTES_PER_S, OUT_BYTES_PER_S, FakeOme
 
 from omeconsole.core.clock import FakeClock
-from omeconsole.core.engine import EngineUpdate, PollingEngine, PollSettings
-from omeconsole.core.model import NodePath, NodeState
+from omeconsole.core.polling.engine import EngineUpdate, PollingEngine, PollSettings
+from omeconsole.model.nodes import NodeState
+from omeconsole.model.paths import NodePath
 
 
 def make_engine(fake: FakeOme, clock: FakeClock, **settings: float) -> PollingEngine:

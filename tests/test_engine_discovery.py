@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from omeconsole.core.discovery import ListingJob, ListingWalker
-from omeconsole.core.model import NodePath
+from omeconsole.core.polling.discovery import ListingJob, ListingWalker
+from omeconsole.model.paths import NodePath
 
 
 def full_pass(walker: ListingWalker, server: dict[str, dict[str, list[str]]]) -> list[NodePath]:

@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from omeconsole.core.model import NodePath, NodeStats
-from omeconsole.core.rates import make_sample
+from omeconsole.core.polling.rates import make_sample
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import NodeStats
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -8,8 +8,8 @@ import random
 from fake_ome_server import FakeOme
 
 from omeconsole.core.clock import FakeClock
-from omeconsole.core.engine import PollingEngine, PollSettings
-from omeconsole.core.model import NodePath
+from omeconsole.core.polling.engine import PollingEngine, PollSettings
+from omeconsole.model.paths import NodePath
 
 
 async def parked_engine() -> tuple[PollingEngine, FakeClock, asyncio.Task[None], set[asyncio.Task[object]]]:

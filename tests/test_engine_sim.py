@@ -9,8 +9,9 @@ from conftest import TEST_TOKEN, running_simulator
 
 from omeconsole.api.client import OmeClient
 from omeconsole.core.clock import FakeClock
-from omeconsole.core.engine import PollingEngine, PollSettings
-from omeconsole.core.model import NodePath, NodeState
+from omeconsole.core.polling.engine import PollingEngine, PollSettings
+from omeconsole.model.nodes import NodeState
+from omeconsole.model.paths import NodePath
 from simulator.world.clock import ManualClock
 
 

@@ -21,11 +21,13 @@ import httpx
 import pytest
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.ad_ops import AdOps
-from omeconsole.core.audit import AuditLog
+from omeconsole.core.adops.audit import AuditLog
+from omeconsole.core.adops.operations import AdOps
 from omeconsole.core.clock import FakeClock
-from omeconsole.core.engine import PollingEngine, PollSettings
-from omeconsole.core.model import NodePath, NodeState, Sample
+from omeconsole.core.polling.engine import PollingEngine, PollSettings
+from omeconsole.model.nodes import NodeState
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import Sample
 from simulator.http.server import RunningSimulator, start_simulator
 from simulator.world.clock import ManualClock
 from simulator.world.scenario import load_scenario

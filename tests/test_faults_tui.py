@@ -17,7 +17,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 from ui_support import TOKEN, Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui
 
-from omeconsole.core.model import NodePath, NodeState
+from omeconsole.model.nodes import NodeState
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
 from simulator.world.clock import ManualClock

@@ -9,9 +9,10 @@ from conftest import running_simulator
 
 from omeconsole.api.client import OmeClient
 from omeconsole.core.clock import FakeClock
-from omeconsole.core.engine import PollingEngine, PollSettings
-from omeconsole.core.model import NodePath, NodeStats
-from omeconsole.core.rates import SERVER_STILL_S, make_sample
+from omeconsole.core.polling.engine import PollingEngine, PollSettings
+from omeconsole.core.polling.rates import SERVER_STILL_S, make_sample
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import NodeStats
 from simulator.world.clock import ManualClock
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -12,11 +12,11 @@ import pytest
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import OmeError
-from omeconsole.core.audit import AuditLog
+from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import load_settings
-from omeconsole.core.engine import PollingEngine, PollSettings
-from omeconsole.core.model import NodePath
+from omeconsole.core.polling.engine import PollingEngine, PollSettings
+from omeconsole.model.paths import NodePath
 from simulator.http.auth import basic_header
 from simulator.http.server import start_simulator
 from simulator.world.clock import ManualClock

@@ -26,7 +26,8 @@ from ui_support import (
     threaded_sim,
 )
 
-from omeconsole.core.model import NodePath, NodeState
+from omeconsole.model.nodes import NodeState
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.help import HelpScreen

@@ -11,12 +11,15 @@ import pytest
 from rich.console import Console
 from rich.style import Style
 
-from omeconsole.core.model import ConnectionState, NodePath, NodeState, NodeStats, NodeView, Sample
+from omeconsole.core.export import write_history
+from omeconsole.core.tree_model import SortOrder, arrange
+from omeconsole.model.nodes import NodeState, NodeView
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import NodeStats, Sample
+from omeconsole.model.server import LinkState
 from omeconsole.ui import format as fmt
 from omeconsole.ui.badges import node_label
-from omeconsole.ui.history_export import write_history
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, ThemeFileError, load_theme_file, load_themes
-from omeconsole.ui.tree_model import SortOrder, arrange
 from omeconsole.ui.widgets.connection_bars import bar
 from omeconsole.ui.widgets.rate_sparkline import _ZeroBasedBars
 from omeconsole.ui.widgets.status_bar import banner_text
@@ -163,10 +166,10 @@ class TestDrawing:
         assert ended == "news  ■ ended  0 viewers"
 
     def test_banner_explains_and_counts_down(self) -> None:
-        down = ConnectionState(status="unreachable", message="cannot connect to h:1 (retrying in 4 s)",
+        down = LinkState(status="unreachable", message="cannot connect to h:1 (retrying in 4 s)",
                                next_retry_at=12.5)
         assert banner_text(down, now=10.0) == "✖ UNREACHABLE: cannot connect to h:1 (retrying in 2.5 s)"
-        assert banner_text(ConnectionState(status="connected", message="ok"), now=0.0) is None
+        assert banner_text(LinkState(status="connected", message="ok"), now=0.0) is None
 
 
 def test_export_writes_units_and_leaves_unknowns_empty(tmp_path: Path) -> None:

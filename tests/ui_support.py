@@ -25,9 +25,9 @@ from textual.widgets import Input
 
 from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
-from omeconsole.core.model import NodePath
+from omeconsole.core.session import connector
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
-from omeconsole.ui.link import http_connector
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 from simulator.http.server import RunningSimulator, start_simulator
 from simulator.world.clock import Clock, ManualClock
@@ -117,7 +117,7 @@ def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | No
     waits on a real-time timer, which would otherwise decide what a frozen-clock screenshot shows.
     """
     return ConsoleApp(make_settings(api_url, token=token, theme=theme, **extra),
-                      http_connector(clock, rng=random.Random(SEED)), clock,
+                      connector(clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl"), clock,
                       select=NodePath.parse(select) if select else None,
                       theme_dirs=[BUILTIN_THEME_DIR], export_dir=tmp_path / "exports")
 

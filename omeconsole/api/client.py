@@ -39,7 +39,10 @@ from omeconsole.api.wire import (
     VersionInfo,
     dump_event_set,
 )
-from omeconsole.core.model import Edition, ItemResult, NodePath, NodeStats, SendResult, ServerInfo, StatsApi, StreamInfo
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import NodeStats, StreamInfo
+from omeconsole.model.sends import ItemResult, SendResult
+from omeconsole.model.server import Edition, ServerInfo, StatsApi
 
 EventSetLike = CueEventSet | Id3EventSet | Mapping[str, Any]
 

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from omeconsole.api.errors import ProtocolError
 from omeconsole.api.wire import StatsRecord, StatsRecordV1
-from omeconsole.core.model import NodeStats, StreamInfo, TrackInfo
+from omeconsole.model.readings import NodeStats, StreamInfo, TrackInfo
 
 
 def _fields(error: ValidationError) -> str:

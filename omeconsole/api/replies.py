@@ -21,7 +21,7 @@ from omeconsole.api.errors import (
     ProtocolError,
     ServerError,
 )
-from omeconsole.core.model import ItemResult, SendResult
+from omeconsole.model.sends import ItemResult, SendResult
 
 _REALM = re.compile(r'realm="([^"]*)"', re.IGNORECASE)
 

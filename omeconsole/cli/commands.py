@@ -18,10 +18,12 @@ from omeconsole.api.errors import OmeError, OutcomeUnknown, RequestTimeout, Unre
 from omeconsole.api.wire import Id3Frame
 from omeconsole.cli import format as fmt
 from omeconsole.cli import wait_confirm
-from omeconsole.core.audit import AuditLog
+from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.clock import Clock
-from omeconsole.core.model import NodePath, Sample, SendResult
-from omeconsole.core.rates import make_sample
+from omeconsole.core.polling.rates import make_sample
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import Sample
+from omeconsole.model.sends import SendResult
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_UNKNOWN = 0, 1, 2, 3, 4
 

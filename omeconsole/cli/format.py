@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from omeconsole.core.model import NodePath, NodeStats, Sample, SendResult, ServerInfo, StreamInfo
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import NodeStats, Sample, StreamInfo
+from omeconsole.model.sends import SendResult
+from omeconsole.model.server import ServerInfo
 
 
-def human_bytes(count: float) -> str:
+def human_bytes(count: float | None) -> str:
+    if count is None:
+        return "-"
     for unit in ("B", "kB", "MB", "GB", "TB"):
         if abs(count) < 1000 or unit == "TB":
             return f"{count:.0f} {unit}" if unit == "B" else f"{count:.2f} {unit}"
@@ -36,7 +42,7 @@ def _time(value: datetime | None) -> str:
     return "-" if value is None else value.isoformat(sep=" ", timespec="milliseconds")
 
 
-def _counts(counts: dict[str, int] | None) -> str:
+def _counts(counts: Mapping[str, int] | None) -> str:
     if counts is None:
         return "not reported by this server"
     shown = [f"{name} {n}" for name, n in counts.items() if n]
@@ -51,8 +57,10 @@ def jsonable(value: Any) -> Any:
         return value.isoformat(timespec="milliseconds")
     if isinstance(value, NodePath):
         return str(value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, set | frozenset):
+        return sorted(jsonable(v) for v in value)
     if isinstance(value, list | tuple):
         return [jsonable(v) for v in value]
     return value

@@ -19,11 +19,10 @@ from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import OmeError
 from omeconsole.cli import wait_confirm
 from omeconsole.cli.commands import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, exit_code_for, run_with_client
-from omeconsole.core.audit import AuditLog
+from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings
-from omeconsole.core.model import NodePath
-from omeconsole.core.playlist_watcher import publisher_base_url
+from omeconsole.model.paths import NodePath
 
 EPILOG = """exit status: 0 success, 1 the server refused or failed, 2 bad usage or configuration,
 3 server unreachable or no answer, 4 a send whose outcome is unknown (check before sending again)"""
@@ -146,17 +145,13 @@ def _run_ui(module_name: str, function: str, settings: Settings, **options: Any)
     return result if isinstance(result, int) else EXIT_OK
 
 
-def _check_scenario(name_or_path: str) -> str | None:
+def _scenario_problem(name_or_path: str) -> str | None:
     """The demo's scenario problem, if any, said before the screen takes over the terminal."""
-    try:
-        from simulator.world.scenario import ScenarioError, load_scenario
-    except ImportError:
+    if importlib.util.find_spec("simulator") is None:
         return None  # no simulator in this build: _run_ui says so
-    try:
-        load_scenario(name_or_path)
-    except ScenarioError as error:
-        return str(error)
-    return None
+    from omeconsole.ui.demo import scenario_problem
+
+    return scenario_problem(name_or_path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -172,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     select = getattr(args, "select", None)
     if command == "demo":
-        problem = _check_scenario(args.scenario)
+        problem = _scenario_problem(args.scenario)
         if problem is not None:
             print(f"omeconsole: {problem}", file=sys.stderr)
             return EXIT_USAGE
@@ -199,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"omeconsole: {error}", file=sys.stderr)
         return EXIT_USAGE
     audit = AuditLog(secrets=[token])
-    args.publisher_base = publisher_base_url(settings.api_url, settings.publisher_url)
+    args.publisher_base = settings.publisher_base()
     try:
         return asyncio.run(run_with_client(client, args, audit, SystemClock()))
     except UsageError as error:

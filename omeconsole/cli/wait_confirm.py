@@ -12,12 +12,14 @@ import sys
 
 from omeconsole.api.wire import Id3Frame
 from omeconsole.cli import format as fmt
-from omeconsole.core.audit import AuditLog
-from omeconsole.core.confirm import EXIT_NOT_CONFIRMED, PlaylistConfirmer
-from omeconsole.core.model import NodePath
-from omeconsole.core.playlist_watcher import ExpectKind
+from omeconsole.core.adops.audit import AuditLog
+from omeconsole.core.adops.confirm import PlaylistConfirmer
+from omeconsole.core.adops.watcher import ExpectKind
+from omeconsole.model.paths import NodePath
 
 CONFIRMABLE = ("cue-out", "cue-in", "id3")
+EXIT_NOT_CONFIRMED = 5
+"""Sent and accepted, but the playlist did not show it in time (or could not be read)."""
 DEFAULT_CONFIRM_TIMEOUT_S = 15.0
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from omeconsole.api.publisher import default_publisher_url
 from omeconsole.api.wire import Id3EventType, Id3Frame
 
 CONFIG_ENV = "OMECONSOLE_CONFIG"
@@ -79,6 +80,10 @@ class Settings(BaseModel):
 
     def token_value(self) -> str | None:
         return None if self.token is None else self.token.get_secret_value()
+
+    def publisher_base(self) -> str:
+        """Where the stream's LL-HLS is read: `publisher_url`, else the API's host on port 3333."""
+        return self.publisher_url.rstrip("/") if self.publisher_url else default_publisher_url(self.api_url)
 
 
 def config_path() -> Path:

@@ -23,21 +23,23 @@ from textual.timer import Timer
 
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, read_config_file
-from omeconsole.core.engine import EngineUpdate, PollingEngine
-from omeconsole.core.model import ConnectionState, NodePath, NodeState, NodeView
+from omeconsole.core.export import export_directory, write_history
+from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
+from omeconsole.core.session import Connector, Session, connector
+from omeconsole.core.tree_model import Branch, SortOrder, arrange, children_in, with_ended
+from omeconsole.model.nodes import NodeState, NodeView
+from omeconsole.model.paths import NodePath
+from omeconsole.model.server import LinkState
 from omeconsole.ui import badges
 from omeconsole.ui.adops import ADOPS_BINDINGS, AdOpsActions, AdOpsCommands
 from omeconsole.ui.commands import ConsoleCommands
-from omeconsole.ui.history_export import export_directory, write_history
 from omeconsole.ui.keymap import binding_ids, split_keymap
-from omeconsole.ui.link import Connector, Link, http_connector
 from omeconsole.ui.messages import ClockTick, DataChanged
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.help import HelpScreen, help_entries
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
-from omeconsole.ui.tree_model import Branch, SortOrder, arrange, children_in, with_ended
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import StatusLine
 
@@ -100,14 +102,14 @@ class ConsoleApp(AdOpsActions, App[None]):
         self._export_dir = export_dir or export_directory()
         self._pending_select = select
         self._told_missing = False
-        self.link: Link | None = None
+        self.session: Session | None = None
         self._chosen: NodePath | None = None
         self._visible: tuple[NodePath, ...] = ()
         self._ended: dict[NodePath, float] = {}
         self._live_streams: set[tuple[str, str, str]] = set()
         self._last_sorted = -math.inf
-        self._prompted_link: Link | None = None
-        self._linked_at = clock.monotonic()
+        self._prompted_session: Session | None = None
+        self._connected_at = clock.monotonic()
         self._redrawn_at = -math.inf
         self._labels: dict[NodePath, tuple[tuple[object, ...], Text]] = {}
 
@@ -118,15 +120,14 @@ class ConsoleApp(AdOpsActions, App[None]):
         self._apply_keymap(self.settings.keymap)
         self.theme_changed_signal.subscribe(self, lambda _theme: self._redraw(True, None))
         self.push_screen(DashboardScreen())
-        self._open_link()
+        self._open_session()
         if self._pending_select is not None:
             self.choose(self._pending_select)
         self.run_worker(self._tick(), name="ticker", group="ticker", exit_on_error=False)
 
     async def on_unmount(self) -> None:
-        await self.adops_close()
-        if self.link is not None:
-            await self.link.aclose()
+        if self.session is not None:
+            await self.session.aclose()
 
     def _load_themes(self) -> None:
         loaded = load_themes(self._theme_dirs)
@@ -150,25 +151,26 @@ class ConsoleApp(AdOpsActions, App[None]):
                         severity="warning", timeout=10)
         self.set_keymap(valid)
 
-    def _open_link(self) -> None:
+    def _open_session(self) -> None:
         """(Re)connect with the current settings; the previous link, if any, is closed."""
-        previous = self.link
-        link = self._connector(self.settings)
-        link.engine.add_listener(partial(self._engine_update, link))
-        self.link = link
-        self._linked_at = self.clock.monotonic()
+        previous = self.session
+        session = self._connector(self.settings)
+        session.engine.add_listener(partial(self._engine_update, session))
+        self.adops_attach(session)
+        self.session = session
+        self._connected_at = self.clock.monotonic()
         self._chosen = None
         self._visible = ()
         self._ended.clear()
         self._live_streams.clear()
         self._labels.clear()
-        self.run_worker(link.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
+        self.run_worker(session.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
         if previous is not None:
             self.run_worker(previous.aclose(), group="close", exit_on_error=False)
         self._redraw(True, None)
 
-    def _engine_update(self, link: Link, update: EngineUpdate) -> None:
-        if link is self.link:
+    def _engine_update(self, session: Session, update: EngineUpdate) -> None:
+        if session is self.session:
             self.post_message(DataChanged(update.changed, update.tree_changed, update.connection_changed))
 
     async def _tick(self) -> None:
@@ -180,12 +182,12 @@ class ConsoleApp(AdOpsActions, App[None]):
 
     @property
     def engine(self) -> PollingEngine:
-        assert self.link is not None, "the app is not mounted"
-        return self.link.engine
+        assert self.session is not None, "the app is not mounted"
+        return self.session.engine
 
     @property
-    def connection(self) -> ConnectionState:
-        return self.engine.connection if self.link is not None else ConnectionState()
+    def connection(self) -> LinkState:
+        return self.engine.connection if self.session is not None else LinkState()
 
     @on(DataChanged)
     def _data_changed(self, message: DataChanged) -> None:
@@ -240,14 +242,14 @@ class ConsoleApp(AdOpsActions, App[None]):
 
     def _connection_changed(self) -> None:
         connection = self.engine.connection
-        if connection.status == "unauthorized" and self._prompted_link is not self.link:
-            self._prompted_link = self.link
+        if connection.status == "unauthorized" and self._prompted_session is not self.session:
+            self._prompted_session = self.session
             self.push_screen(TokenPrompt(connection.message), self._token_entered)
 
     def _token_entered(self, token: str | None) -> None:
         if token:
             self.settings = self.settings.model_copy(update={"token": SecretStr(token)})
-            self._open_link()
+            self._open_session()
 
     # What screens ask for -----------------------------------------------------------------------
 
@@ -286,13 +288,13 @@ class ConsoleApp(AdOpsActions, App[None]):
 
     def choose(self, path: NodePath | None) -> None:
         """The node the user looks at: polled first, every interval."""
-        if path != self._chosen and self.link is not None:
+        if path != self._chosen and self.session is not None:
             self._chosen = path
             self.engine.select(path)
 
     def engine_visible(self, paths: Iterable[NodePath]) -> None:
         visible = tuple(paths)
-        if visible != self._visible and self.link is not None:
+        if visible != self._visible and self.session is not None:
             self._visible = visible
             self.engine.set_visible(visible)
 
@@ -313,7 +315,7 @@ class ConsoleApp(AdOpsActions, App[None]):
         if tree.select_path(wanted):
             self._pending_select = None
             return
-        waited = self.clock.monotonic() - self._linked_at
+        waited = self.clock.monotonic() - self._connected_at
         if (not self._told_missing and self.connection.status == "connected"
                 and waited >= self.settings.listing_interval):
             self._told_missing = True
@@ -330,10 +332,10 @@ class ConsoleApp(AdOpsActions, App[None]):
 
     def status_line(self, selected: NodePath | None) -> StatusLine:
         now = self.clock.monotonic()
-        age = self.view(selected).age(now) if selected is not None and self.link is not None else None
+        age = self.view(selected).age(now) if selected is not None and self.session is not None else None
         return StatusLine(connection=self.connection, selected=str(selected) if selected else "",
-                          paused=self.engine.paused if self.link else False,
-                          interval=self.engine.interval if self.link else self.settings.interval,
+                          paused=self.engine.paused if self.session else False,
+                          interval=self.engine.interval if self.session else self.settings.interval,
                           data_age=age, sort=self.sort_order.value, filter=self.filter_text)
 
     def profile_names(self) -> list[str]:
@@ -423,8 +425,8 @@ class ConsoleApp(AdOpsActions, App[None]):
         if token:
             update["token"] = SecretStr(token)
         self.settings = self.settings.model_copy(update=update)
-        self._prompted_link = None
-        self._open_link()
+        self._prompted_session = None
+        self._open_session()
 
     def switch_profile(self, name: str) -> None:
         try:
@@ -434,7 +436,11 @@ class ConsoleApp(AdOpsActions, App[None]):
             return
         self.settings = settings
         self.notify(f"profile {name}: {settings.api_url}")
-        self._open_link()
+        self._open_session()
+
+
+def _default_connector(clock: Clock) -> Connector:
+    return connector(clock)
 
 
 def run_app(settings: Settings, *, select: str | None = None, connector: Connector | None = None,
@@ -442,7 +448,7 @@ def run_app(settings: Settings, *, select: str | None = None, connector: Connect
     """Run the console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]"."""
     clock = clock or SystemClock()
     path = NodePath.parse(select) if select else None
-    app = ConsoleApp(settings, connector or http_connector(clock), clock, select=path, redraw_gap=REDRAW_GAP,
+    app = ConsoleApp(settings, connector or _default_connector(clock), clock, select=path, redraw_gap=REDRAW_GAP,
                      chart_gap=CHART_GAP)
     app.run()
     return app.return_code or 0

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from rich.text import Text
 
-from omeconsole.core.model import NodeState, NodeView
+from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.ui import format as fmt
 
 STATE_MARKS: dict[NodeState, tuple[str, str]] = {

@@ -13,10 +13,11 @@ from pydantic import SecretStr
 
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import Settings
-from omeconsole.core.model import NodePath
+from omeconsole.core.session import connector
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
-from omeconsole.ui.link import http_connector
 from simulator.http.server import start_simulator
+from simulator.world.scenario import ScenarioError, load_scenario
 
 
 async def run_demo_async(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
@@ -29,7 +30,7 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
             "token": SecretStr(simulator.access_token), "profile": None,
         })
         clock = clock or SystemClock()
-        app = ConsoleApp(demo_settings, http_connector(clock), clock,
+        app = ConsoleApp(demo_settings, connector(clock, demo=True), clock,
                          select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP,
                          chart_gap=CHART_GAP)
         app.sub_title = f"demo: simulated server at {simulator.api_url} ({scenario})"
@@ -37,6 +38,15 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
         return app.return_code or 0
     finally:
         await simulator.stop()
+
+
+def scenario_problem(name_or_path: str) -> str | None:
+    """What is wrong with the demo's scenario, if anything, said before the screen takes over the terminal."""
+    try:
+        load_scenario(name_or_path)
+    except ScenarioError as error:
+        return str(error)
+    return None
 
 
 def run_demo(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,

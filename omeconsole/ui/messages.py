@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from omeconsole.core.model import NodePath
+from omeconsole.model.paths import NodePath
 
 
 class DataChanged(Message):

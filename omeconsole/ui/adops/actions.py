@@ -9,7 +9,6 @@ overrides `adops_context()`.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, ClassVar, cast
 
 from textual.app import App
@@ -18,14 +17,14 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.ad_break import BreakState
-from omeconsole.core.ad_ops import READ_ONLY_MESSAGE, ActionOutcome, AdOps
-from omeconsole.core.audit import AuditLog
+from omeconsole.api.emsg import DecodedFrame
+from omeconsole.core.adops.ad_break import BreakState
+from omeconsole.core.adops.operations import READ_ONLY_MESSAGE, ActionOutcome, AdOps
+from omeconsole.core.adops.watcher import Id3Found, Sighting, WatcherEvent
 from omeconsole.core.clock import Clock
 from omeconsole.core.config import Settings
-from omeconsole.core.emsg import DecodedFrame
-from omeconsole.core.model import NodePath
-from omeconsole.core.playlist_watcher import Id3Found, Sighting, WatcherEvent, publisher_base_url
+from omeconsole.core.session import Session
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.break_screen import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog, Id3Request
 from omeconsole.ui.adops.events_screen import AdEventsScreen
@@ -51,27 +50,24 @@ class AdOpsChanged(Message):
 
 
 class AdOpsActions:
-    """Mix into the App class before `App` (class ConsoleApp(AdOpsActions, App[None]))."""
+    """Mix into the App class before `App` (class ConsoleApp(AdOpsActions, App[None])).
+
+    The host provides `session` (the current Session); its AdOps is the one every send goes through."""
 
     ADOPS_BINDINGS: ClassVar[list[Binding]] = ADOPS_BINDINGS
-    read_only_flag: bool = False
-    """Set from `--read-only`; the config's `read_only` works too."""
-    audit_path: Path | None = None
-    """Where the audit log goes (None: the platform's user data directory)."""
-    adops_follow_playlists: bool = True
-    """False in tests that read the playlist step by step themselves."""
-
-    _adops: AdOps | None = None
     _adops_id3: dict[NodePath, tuple[DecodedFrame, ...]]
 
-    # What the host provides --------------------------------------------------------------------
+    def _adops_session(self) -> Session:
+        session = cast(Any, self).session
+        assert isinstance(session, Session), "the host has no session"
+        return session
 
     def adops_context(self) -> tuple[OmeClient, Settings, Clock]:
-        host = cast(Any, self)
-        return host.link.client, host.settings, host.clock
+        session = self._adops_session()
+        return session.client, session.settings, session.clock
 
     def adops_read_only(self) -> bool:
-        return self.read_only_flag or self.adops_context()[1].read_only
+        return self.adops().read_only
 
     def adops_selected(self, screen: object | None = None) -> NodePath | None:
         """The stream the screen in front (or `screen`) has selected; None unless it is a stream."""
@@ -83,30 +79,19 @@ class AdOpsActions:
         return None
 
     def adops(self) -> AdOps:
-        """The AdOps of the current connection (a new one after a reconnect)."""
-        client, settings, clock = self.adops_context()
-        if self._adops is None or self._adops.client is not client:
-            if self._adops is not None:
-                self._adops_app.run_worker(self._adops.aclose(), group="adops-close", exit_on_error=False)
-            token = settings.token_value()
-            audit = AuditLog(self.audit_path, secrets=[token] if token else [])
-            self._adops = AdOps(client, audit, clock,
-                                publisher_url=publisher_base_url(settings.api_url, settings.publisher_url),
-                                read_only=self.adops_read_only(), follow_playlists=self.adops_follow_playlists)
-            self._adops.add_listener(self._adops_report)
-            self._adops_id3 = {}
-        self._adops.read_only = self.adops_read_only()
-        return self._adops
+        """The AdOps of the current session."""
+        return self._adops_session().adops
+
+    def adops_attach(self, session: Session) -> None:
+        """The host calls this for every new session, so its reports reach the screens."""
+        self._adops_id3 = {}
+        session.adops.add_listener(self._adops_report)
 
     def adops_unwatch(self, path: NodePath) -> None:
         """A panel closed (or the app is closing): nothing is created just to be stopped."""
-        if self._adops is not None:
-            self._adops.unwatch(path)
-
-    async def adops_close(self) -> None:
-        if self._adops is not None:
-            await self._adops.aclose()
-            self._adops = None
+        session = getattr(self, "session", None)
+        if session is not None:
+            session.adops.unwatch(path)
 
     def adops_last_id3(self, path: NodePath) -> tuple[DecodedFrame, ...] | None:
         return getattr(self, "_adops_id3", {}).get(path)

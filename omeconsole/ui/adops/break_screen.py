@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from omeconsole.core.model import NodePath
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.panel import AdBreakPanel
 
 if TYPE_CHECKING:

@@ -108,6 +108,7 @@ class Id3Dialog(ModalScreen[Id3Request | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="cancel_id3"),
         Binding("ctrl+s", "send", "Send", id="send_id3"),
+        Binding("ctrl+n", "add_frame", "Add frame", id="add_id3_frame", tooltip="Another frame in the same event"),
     ]
 
     def __init__(self, stream: str, templates: list[Id3Template]) -> None:
@@ -134,7 +135,7 @@ class Id3Dialog(ModalScreen[Id3Request | None]):
                     yield Input(placeholder="description (TXXX) / owner (PRIV)", id=f"info-{index}")
                     yield Input(placeholder="value", id=f"data-{index}")
             with Horizontal():
-                yield Button("+ frame", id="add-frame", compact=True)
+                yield Button("+ frame (ctrl+n)", id="add-frame", compact=True)
                 yield Button("Send", id="send", variant="primary", compact=True)
             yield Static("", id="id3-error", classes="error")
             yield Label("Enter in a value (or ctrl+s) sends, Esc cancels", classes="hint")
@@ -160,7 +161,7 @@ class Id3Dialog(ModalScreen[Id3Request | None]):
         self.query_one("#event-type", Select).value = event_type
 
     @on(Button.Pressed, "#add-frame")
-    def _add_frame(self) -> None:
+    def action_add_frame(self) -> None:
         if self._rows >= MAX_FRAMES:
             self.query_one("#id3-error", Static).update(f"at most {MAX_FRAMES} frames in one event")
             return

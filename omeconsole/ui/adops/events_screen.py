@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Static
 
-from omeconsole.core.audit import AuditedSend, AuditLog
+from omeconsole.core.adops.audit import AuditedSend, AuditLog
 
 COLUMNS = ("time", "stream", "action", "status", "server message", "playlist", "body")
 

@@ -12,9 +12,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from omeconsole.core.ad_break import BreakState, BreakView
-from omeconsole.core.ad_ops import StreamAdOps
-from omeconsole.core.emsg import DecodedFrame
+from omeconsole.api.emsg import DecodedFrame
+from omeconsole.core.adops.ad_break import BreakState, BreakView
+from omeconsole.core.adops.operations import StreamAdOps
 
 TAIL_LINES = 16
 _STATE_STYLE = {

@@ -15,7 +15,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Tree
 
-from omeconsole.core.model import NodePath
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar

@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from omeconsole.core.model import NodePath
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
 

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
-from omeconsole.core.model import NodeView
+from omeconsole.model.nodes import NodeView
 from omeconsole.ui.badges import node_badges
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline

@@ -16,8 +16,8 @@ from textual import on
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from omeconsole.core.model import NodePath
-from omeconsole.ui.tree_model import Branch
+from omeconsole.core.tree_model import Branch
+from omeconsole.model.paths import NodePath
 
 LabelFor = Callable[[NodePath], Text]
 

@@ -14,7 +14,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from omeconsole.core.model import ConnectionState
+from omeconsole.model.server import LinkState
 from omeconsole.ui import format as fmt
 
 CONNECTION_MARKS: dict[str, tuple[str, str]] = {
@@ -31,7 +31,7 @@ def without_countdown(message: str) -> str:
     return re.sub(r"\s*\(retrying in [^)]*\)\s*$", "", message)
 
 
-def banner_text(connection: ConnectionState, now: float) -> str | None:
+def banner_text(connection: LinkState, now: float) -> str | None:
     """None while connected (or still trying the first time); otherwise what happened and what next."""
     if connection.status in ("connected", "connecting"):
         return None
@@ -49,7 +49,7 @@ class Banner(Static):
 
     _shown: str | None = None
 
-    def show(self, connection: ConnectionState, now: float) -> None:
+    def show(self, connection: LinkState, now: float) -> None:
         text = banner_text(connection, now)
         self.display = text is not None
         if text is not None and text != self._shown:
@@ -60,7 +60,7 @@ class Banner(Static):
 
 @dataclass(frozen=True)
 class StatusLine:
-    connection: ConnectionState
+    connection: LinkState
     selected: str
     paused: bool
     interval: float

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from omeconsole.core.model import StreamInfo, TrackInfo
+from omeconsole.model.readings import StreamInfo, TrackInfo
 from omeconsole.ui import format as fmt
 
 

@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from omeconsole.core.model import NodeView
+from omeconsole.model.nodes import NodeView
 from omeconsole.ui import format as fmt
 
 

@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.model import NodePath
+from omeconsole.model.paths import NodePath
 
 Tree = dict[str, dict[str, list[str]]]
 

@@ -10,7 +10,8 @@ import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from omeconsole.core.model import NodePath, NodeView
+from omeconsole.model.nodes import NodeView
+from omeconsole.model.paths import NodePath
 
 
 class SortOrder(enum.Enum):
@@ -78,7 +79,7 @@ def _sort_key(order: SortOrder, view_of: Callable[[NodePath], NodeView]) -> Call
             return (name,)
         latest = view_of(path).latest
         if order is SortOrder.VIEWERS:
-            viewers = latest.viewers if latest is not None else -1
+            viewers = latest.viewers if latest is not None and latest.viewers is not None else -1
             return (-viewers, name)
         rate = latest.rate_in_bps if latest is not None and latest.rate_in_bps is not None else -1.0
         return (-rate, name)

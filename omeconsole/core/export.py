@@ -15,7 +15,8 @@ from typing import Any
 import platformdirs
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
-from omeconsole.core.model import NodeView, Sample
+from omeconsole.model.nodes import NodeView
+from omeconsole.model.readings import Sample
 
 
 def export_directory() -> Path:
@@ -28,7 +29,8 @@ def _row(sample: Sample, wall_now: datetime, mono_now: float) -> dict[str, Any]:
     received = wall_now - timedelta(seconds=mono_now - sample.at)
     row: dict[str, Any] = {
         "received_at": received.isoformat(timespec="milliseconds"),
-        "server_last_updated": stats.last_updated.isoformat(timespec="milliseconds"),
+        "server_last_updated": (None if stats.last_updated is None
+                                else stats.last_updated.isoformat(timespec="milliseconds")),
         "rate_in_bps": None if sample.rate_in_bps is None else round(sample.rate_in_bps),
         "rate_out_bps": None if sample.rate_out_bps is None else round(sample.rate_out_bps),
         "viewers": sample.viewers,
@@ -41,7 +43,8 @@ def _row(sample: Sample, wall_now: datetime, mono_now: float) -> dict[str, Any]:
         row[f"connections_in_{protocol}"] = (None if stats.connections_in is None
                                              else stats.connections_in.get(protocol, 0))
     for protocol in PUBLISHER_PROTOCOLS:
-        row[f"connections_out_{protocol}"] = stats.connections_out.get(protocol, 0)
+        row[f"connections_out_{protocol}"] = (None if stats.connections_out is None
+                                              else stats.connections_out.get(protocol, 0))
     return row
 
 

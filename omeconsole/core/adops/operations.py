@@ -17,14 +17,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from omeconsole.api.client import OmeClient, event_body
+from omeconsole.api.emsg import DecodedFrame
 from omeconsole.api.errors import OmeError, OutcomeUnknown, UnreachableError
+from omeconsole.api.publisher import PublisherReader
 from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3EventType, Id3Frame
-from omeconsole.core.ad_break import OUTCOME_UNKNOWN, AdBreak
-from omeconsole.core.audit import AuditLog, Status, new_send_id
-from omeconsole.core.clock import Clock
-from omeconsole.core.emsg import DecodedFrame
-from omeconsole.core.model import NodePath
-from omeconsole.core.playlist_watcher import (
+from omeconsole.core.adops.ad_break import OUTCOME_UNKNOWN, AdBreak
+from omeconsole.core.adops.audit import AuditLog, Status, new_send_id
+from omeconsole.core.adops.watcher import (
     ExpectKind,
     PlaylistRead,
     PlaylistUnavailable,
@@ -32,6 +31,8 @@ from omeconsole.core.playlist_watcher import (
     Sighting,
     WatcherEvent,
 )
+from omeconsole.core.clock import Clock
+from omeconsole.model.paths import NodePath
 
 Action = Literal["cue-out", "cue-in", "id3"]
 OutcomeStatus = Literal["sent", "refused", "failed", "unknown"]
@@ -259,4 +260,4 @@ class AdOps:
 
     def _default_watcher(self, path: NodePath) -> PlaylistWatcher:
         assert path.app is not None and path.stream is not None
-        return PlaylistWatcher(self.publisher_url, path.app, path.stream, clock=self.clock)
+        return PlaylistWatcher(PublisherReader(self.publisher_url, path.app, path.stream), clock=self.clock)

@@ -13,7 +13,7 @@ stopped (rate 0), since the server moves it with every byte it counts (reference
 
 from __future__ import annotations
 
-from omeconsole.core.model import NodeStats, Sample
+from omeconsole.model.readings import NodeStats, Sample
 
 MIN_INTERVAL_S = 0.05
 """Below this, a delta is noise rather than a rate."""
@@ -25,7 +25,9 @@ SERVER_STILL_S = 3.0
 """A server with traffic updates its counters at least every second or so; still for longer means idle."""
 
 
-def _rate(old: int, new: int, seconds: float) -> float | None:
+def _rate(old: int | None, new: int | None, seconds: float) -> float | None:
+    if old is None or new is None:
+        return None
     delta = new - old
     if delta < 0:
         return None
@@ -58,7 +60,8 @@ def rates_between(previous: Sample | None, stats: NodeStats, at: float) -> tuple
         return None, None
     if _no_server_update(before, stats) and at - _update_seen_at(previous, stats, at) < SERVER_STILL_S:
         return previous.rate_in_bps, previous.rate_out_bps
-    server_dt = (stats.last_updated - before.last_updated).total_seconds()
+    server_dt = (0.0 if stats.last_updated is None or before.last_updated is None
+                 else (stats.last_updated - before.last_updated).total_seconds())
     seconds = server_dt if server_dt >= MIN_INTERVAL_S else at - previous.at
     return (_rate(before.total_bytes_in, stats.total_bytes_in, seconds),
             _rate(before.total_bytes_out, stats.total_bytes_out, seconds))

@@ -12,15 +12,13 @@ import asyncio
 import contextlib
 from collections.abc import Sequence
 
+from omeconsole.api.publisher import PublisherReader
 from omeconsole.api.wire import Id3Frame
-from omeconsole.core.ad_ops import id3_expected_frames
-from omeconsole.core.audit import AuditLog
+from omeconsole.core.adops.audit import AuditLog
+from omeconsole.core.adops.operations import id3_expected_frames
+from omeconsole.core.adops.watcher import Expectation, ExpectKind, PlaylistWatcher, Sighting
 from omeconsole.core.clock import Clock, SystemClock
-from omeconsole.core.model import NodePath
-from omeconsole.core.playlist_watcher import Expectation, ExpectKind, PlaylistWatcher, Sighting
-
-EXIT_NOT_CONFIRMED = 5
-"""Sent and accepted, but the playlist did not show it in time (or could not be read)."""
+from omeconsole.model.paths import NodePath
 
 
 class PlaylistConfirmer:
@@ -46,7 +44,7 @@ class PlaylistConfirmer:
         if path.app is None or path.stream is None:
             raise ValueError(f"confirmation needs a stream path, not {path}")
         clock = clock or SystemClock()
-        watcher = PlaylistWatcher(publisher_url, path.app, path.stream, clock=clock, verify=verify)
+        watcher = PlaylistWatcher(PublisherReader(publisher_url, path.app, path.stream, verify=verify), clock=clock)
         await watcher.poll_once()  # the baseline; if it fails, the run below keeps trying
         expectation = watcher.expect(kind, sent_at=clock.monotonic(), sent_wall=clock.wall(), timeout_s=timeout_s,
                                      frames=id3_expected_frames(frames),

@@ -15,45 +15,17 @@ import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal, TypeVar
-from urllib.parse import quote, urlsplit, urlunsplit
+from typing import Literal
 
-import httpx
-
+from omeconsole.api.emsg import BoxError, DecodedFrame, decode_id3, find_id3_emsgs
+from omeconsole.api.hls import MediaPlaylist, PartRef
+from omeconsole.api.publisher import PlaylistUnreadable, PublisherReader
 from omeconsole.core.clock import Clock
-from omeconsole.core.emsg import BoxError, DecodedFrame, decode_id3, find_id3_emsgs
-from omeconsole.core.llhls_playlist import (
-    MediaPlaylist,
-    PartRef,
-    PlaylistError,
-    audio_rendition_uri,
-    choose_video_variant,
-    is_multivariant,
-    parse_media_playlist,
-    parse_multivariant,
-)
 
-DEFAULT_PUBLISHER_PORT = 3333
 ExpectKind = Literal["cue-out", "cue-in", "id3"]
-_T = TypeVar("_T")
 SPLICE_SLACK_S = 2.0
 """Without a playlist read before the send, a marker counts only if it splices at most this long
 before the send (a marker cannot splice before it was asked for, allowing for clock differences)."""
-
-
-def publisher_base_url(api_url: str, configured: str | None = None) -> str:
-    """The configured publisher URL, else the API's host on port 3333 (the server's default)."""
-    if configured:
-        return configured.rstrip("/")
-    parts = urlsplit(api_url)
-    host = parts.hostname or "127.0.0.1"
-    if ":" in host:
-        host = f"[{host}]"
-    return urlunsplit(("https" if parts.scheme == "https" else "http", f"{host}:{DEFAULT_PUBLISHER_PORT}", "", "", ""))
-
-
-def playlist_url(publisher_url: str, app: str, stream: str) -> str:
-    return f"{publisher_url.rstrip('/')}/{quote(app, safe='')}/{quote(stream, safe='')}/llhls.m3u8"
 
 
 @dataclass
@@ -121,25 +93,11 @@ WatcherEvent = PlaylistRead | PlaylistUnavailable | Sighting | Id3Found
 class PlaylistWatcher:
     """One stream's playlist: `run()` follows it; `expect()` registers a send to confirm."""
 
-    def __init__(
-        self,
-        publisher_url: str,
-        app: str,
-        stream: str,
-        *,
-        clock: Clock,
-        transport: httpx.AsyncBaseTransport | None = None,
-        poll_interval: float = 1.0,
-        request_timeout: float = 10.0,
-        verify: bool = True,
-    ) -> None:
-        self.url = playlist_url(publisher_url, app, stream)
+    def __init__(self, reader: PublisherReader, *, clock: Clock, poll_interval: float = 1.0) -> None:
+        self.reader = reader
+        self.url = reader.url
         self._clock = clock
-        self._http = httpx.AsyncClient(transport=transport, timeout=request_timeout, verify=verify,
-                                       follow_redirects=True)
         self._poll_interval = poll_interval
-        self._chunklist_url: str | None = None
-        self._audio_url: str | None = None
         self._blocking_ok = True
         self._seen_audio_parts: set[str] = set()
         self._seen_markers: set[tuple[str, ...]] = set()
@@ -213,16 +171,16 @@ class PlaylistWatcher:
 
     async def aclose(self) -> None:
         self.stop()
-        await self._http.aclose()
+        await self.reader.aclose()
 
     async def poll_once(self, *, block: bool = False) -> bool:
         """One read of the chunklist (blocking for the next part if asked and offered)."""
         try:
             playlist, url = await self._read(block and self._blocking_ok)
-        except _Unreadable as exc:
+        except PlaylistUnreadable as exc:
             # Start over from the multivariant next time: the stream may have restarted with new
             # chunklist names, and a blocking directive from the old one would fail forever.
-            self._chunklist_url = None
+            self.reader.forget_chunklist()
             self._blocking_ok = False
             self.unavailable = str(exc)
             self._emit(PlaylistUnavailable(str(exc)))
@@ -257,16 +215,6 @@ class PlaylistWatcher:
             self.check_deadlines()
 
     async def _read(self, block: bool) -> tuple[MediaPlaylist, str]:
-        if self._chunklist_url is None:
-            text = await self._get_text(self.url, {})
-            if is_multivariant(text):
-                variant = choose_video_variant(_checked(parse_multivariant, text))
-                self._chunklist_url = str(httpx.URL(self.url).join(variant.uri))
-                audio = audio_rendition_uri(text)
-                self._audio_url = str(httpx.URL(self.url).join(audio)) if audio else None
-            else:
-                self._chunklist_url = self.url
-                return _checked(parse_media_playlist, text), self.url
         params: dict[str, str] = {}
         latest = self.latest
         if block and latest is not None and latest.can_block_reload and not latest.ended:
@@ -275,21 +223,7 @@ class PlaylistWatcher:
                 params = {"_HLS_msn": str(last.msn), "_HLS_part": str(last.index + 1)}
             else:
                 params = {"_HLS_msn": str(latest.next_msn)}
-        text = await self._get_text(self._chunklist_url, params)
-        return _checked(parse_media_playlist, text), self._chunklist_url
-
-    async def _get_text(self, url: str, params: dict[str, str]) -> str:
-        try:
-            response = await self._http.get(url, params=params or None)
-        except httpx.TimeoutException as exc:
-            raise _Unreadable(f"no answer from {_host(url)} in time") from exc
-        except httpx.HTTPError as exc:
-            raise _Unreadable(f"{_host(url)} unreachable ({type(exc).__name__})") from exc
-        if response.status_code == 404:
-            raise _Unreadable(f"{_path(url)} not found (404); the server may not publish LL-HLS for it")
-        if response.status_code != 200:
-            raise _Unreadable(f"{_path(url)} answered HTTP {response.status_code}")
-        return response.text
+        return await self.reader.chunklist(params)
 
     def _match_markers(self, playlist: MediaPlaylist) -> None:
         now = self._clock.monotonic()
@@ -323,28 +257,28 @@ class PlaylistWatcher:
     async def _match_audio_id3(self) -> None:
         """Audio-only ID3 is only in the audio rendition: read it (plainly) while such a send waits."""
         waiting = [e for e in self._expectations if e.kind == "id3" and e.rendition == "audio"]
-        if not waiting or self._audio_url is None:
+        if not waiting:
             return
         try:
-            audio = _checked(parse_media_playlist, await self._get_text(self._audio_url, {}))
-        except _Unreadable:
+            found = await self.reader.audio_chunklist()
+        except PlaylistUnreadable:
             return
+        if found is None:
+            return
+        audio, audio_url = found
         earliest = min(e.sent_wall for e in waiting) - timedelta(seconds=SPLICE_SLACK_S)
         new_parts = [p for p in audio.parts if p.uri not in self._seen_audio_parts
                      and (p.wall is None or p.wall + timedelta(seconds=p.duration or 0) >= earliest)]
         self._seen_audio_parts.update(p.uri for p in new_parts)
-        await self._scan_parts(new_parts, self._audio_url)
+        await self._scan_parts(new_parts, audio_url)
 
     async def _scan_parts(self, parts: Sequence[PartRef], base_url: str) -> None:
         for part in parts:
-            try:
-                response = await self._http.get(str(httpx.URL(base_url).join(part.uri)))
-            except httpx.HTTPError:
-                continue
-            if response.status_code != 200:
+            content = await self.reader.part(base_url, part.uri)
+            if content is None:
                 continue
             try:
-                found = [(box, tuple(decode_id3(box.message_data))) for box in find_id3_emsgs(response.content)]
+                found = [(box, tuple(decode_id3(box.message_data))) for box in find_id3_emsgs(content)]
             except BoxError:
                 continue
             for box, frames in found:
@@ -373,17 +307,6 @@ class PlaylistWatcher:
             listener(event)
 
 
-class _Unreadable(Exception):
-    pass
-
-
-def _checked(parse: Callable[[str], _T], text: str) -> _T:
-    try:
-        return parse(text)
-    except PlaylistError as exc:
-        raise _Unreadable(str(exc)) from exc
-
-
 def _splices_after_send(wall: datetime | None, sent_wall: datetime) -> bool:
     return wall is None or wall >= sent_wall - timedelta(seconds=SPLICE_SLACK_S)
 
@@ -396,11 +319,3 @@ def _same_frames(sent: Sequence[DecodedFrame], seen: Sequence[DecodedFrame]) -> 
 def _frame_key(frame: DecodedFrame) -> tuple[str, str, str]:
     info = (frame.info or "") if frame.frame_type in ("TXXX", "PRIV") else ""
     return frame.frame_type, info, frame.data or ""
-
-
-def _host(url: str) -> str:
-    return urlsplit(url).netloc.rpartition("@")[2]
-
-
-def _path(url: str) -> str:
-    return urlsplit(url).path

@@ -27,22 +27,15 @@ from typing import Any
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import AuthError, NotFoundError, OmeError, RequestTimeout, UnreachableError
-from omeconsole.core.budget import Backoff, TokenBucket
 from omeconsole.core.clock import Clock
-from omeconsole.core.discovery import ListingJob, ListingOutcome, ListingWalker, Tree
-from omeconsole.core.history import HistoryStore
-from omeconsole.core.model import (
-    ConnectionState,
-    ConnectionStatus,
-    NodePath,
-    NodeState,
-    NodeStats,
-    NodeView,
-    Sample,
-    ServerInfo,
-    StreamInfo,
-)
-from omeconsole.core.rates import make_sample
+from omeconsole.core.polling.budget import Backoff, TokenBucket
+from omeconsole.core.polling.discovery import ListingJob, ListingOutcome, ListingWalker, Tree
+from omeconsole.core.polling.history import HistoryStore
+from omeconsole.core.polling.rates import make_sample
+from omeconsole.model.nodes import NodeState, NodeView
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import NodeStats, Sample, StreamInfo
+from omeconsole.model.server import LinkState, LinkStatus, ServerInfo
 
 log = logging.getLogger("omeconsole.engine")
 
@@ -125,7 +118,7 @@ class PollingEngine:
         self._records: dict[NodePath, _Record] = {}
         self._selected: NodePath | None = None
         self._visible: list[NodePath] = []
-        self._connection = ConnectionState()
+        self._connection = LinkState()
         self._link_backoff = Backoff(settings.backoff_base, settings.backoff_cap, self._rng)
         self._retry_at: float | None = None
         self._listeners: list[Listener] = []
@@ -138,7 +131,7 @@ class PollingEngine:
     # -- what the screens read ----------------------------------------------------------------------
 
     @property
-    def connection(self) -> ConnectionState:
+    def connection(self) -> LinkState:
         return self._connection
 
     @property
@@ -461,7 +454,7 @@ class PollingEngine:
     def _link_ok(self, info: ServerInfo, changes: _Changes) -> None:
         self._link_backoff.reset()
         self._retry_at = None
-        self._connection = ConnectionState(
+        self._connection = LinkState(
             status="connected", server=info,
             message=f"connected to {self._client.api_url}: {info.edition} {info.version} "
                     f"({info.stats_api} statistics)")
@@ -472,14 +465,14 @@ class PollingEngine:
         self._link_backoff.cap = min(self.settings.backoff_cap, self._interval)
         delay = self._link_backoff.next_delay()
         self._retry_at = self._clock.monotonic() + delay
-        status: ConnectionStatus
+        status: LinkStatus
         if isinstance(error, AuthError):
             status, text = "unauthorized", f"the server refused the access token: {error.message}"
         elif isinstance(error, UnreachableError | RequestTimeout):
             status, text = "unreachable", error.message
         else:
             status, text = "error", error.message
-        self._connection = ConnectionState(
+        self._connection = LinkState(
             status=status, server=self._connection.server, next_retry_at=self._retry_at,
             failures=self._link_backoff.failures, message=f"{text} (retrying in {delay:.0f} s)")
         changes.connection = True

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import Iterable
 
-from omeconsole.core.model import NodePath, Sample
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import Sample
 
 
 class HistoryStore:

@@ -13,8 +13,8 @@ import enum
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from omeconsole.core.adops.watcher import Sighting
 from omeconsole.core.clock import Clock
-from omeconsole.core.playlist_watcher import Sighting
 
 OUTCOME_UNKNOWN = "outcome unknown — check the playlist"
 

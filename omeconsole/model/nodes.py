@@ -1,0 +1,40 @@
+"""What the console knows about one node at one instant: its state, latest reading and history."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import Sample, StreamInfo
+
+
+class NodeState(enum.Enum):
+    LIVE = "live"
+    ENDED = "ended"
+    """The stream vanished from the server; its history is kept."""
+    STALE = "stale"
+    """No successful reading for too long: the numbers shown are old."""
+    UNKNOWN = "unknown"
+    """Never read yet."""
+    UNADDRESSABLE = "unaddressable"
+    """Listed by the server under a name the API cannot be asked about (empty, with a `/`, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeView:
+    """A read-only snapshot of one node. `history` is a view, not a copy: do not keep it past a redraw."""
+
+    path: NodePath
+    state: NodeState
+    latest: Sample | None = None
+    history: Sequence[Sample] = ()
+    error: str | None = None
+    info: StreamInfo | None = None
+    ended_at: float | None = None
+    """Console monotonic time the stream was first seen gone."""
+
+    def age(self, now: float) -> float | None:
+        """Seconds since the latest reading arrived (console monotonic clock); None if never read."""
+        return None if self.latest is None else max(0.0, now - self.latest.at)

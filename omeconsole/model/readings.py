@@ -1,0 +1,90 @@
+"""What the server says about a node: statistics readings, samples over time, a stream's input.
+
+Every value comes from a server and may be wrong. A value that is missing, mistyped or out of range
+is None here and its field is named in `NodeStats.invalid`, so a screen shows "invalid" beside that
+field (never a crash, never a made-up 0), and totals and rates leave it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NodeStats:
+    """One reading of a node's statistics, the same for v2 and (mapped) v1 servers.
+
+    Units as the server defines them (reference §1.3): `*_throughput_*_bps` are bits per second over
+    the server's last window; `last_throughput_*_bytes` is a byte count of that window. Both freeze
+    when ingest stops, so the console computes its own rates from the byte totals.
+    `connections_in` is None when the server does not report inbound connections (v1); a field whose
+    wire value was unusable is None too and named in `invalid`.
+    """
+
+    created: datetime | None
+    last_updated: datetime | None
+    total_bytes_in: int | None
+    total_bytes_out: int | None
+    connections_in: Mapping[str, int] | None
+    connections_out: Mapping[str, int] | None
+    total_connections: int | None
+    max_total_connections: int | None
+    max_total_connection_time: datetime | None
+    avg_throughput_in_bps: int | None
+    avg_throughput_out_bps: int | None
+    max_throughput_in_bps: int | None
+    max_throughput_out_bps: int | None
+    last_throughput_in_bytes: int | None
+    last_throughput_out_bytes: int | None
+    last_recv: datetime | None = None
+    last_sent: datetime | None = None
+    invalid: frozenset[str] = frozenset()
+    """Names of the fields above whose wire value was missing, mistyped or out of range."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One poll of one node. `at` is the console clock's monotonic seconds when the reply arrived.
+
+    Rates are bits per second computed by the console from byte totals; None where no honest rate
+    exists (the first sample of a node, right after a counter reset, an invalid total), so that
+    charts show a gap, not a spike.
+    """
+
+    at: float
+    rate_in_bps: float | None
+    rate_out_bps: float | None
+    viewers: int | None
+    stats: NodeStats
+    update_seen_at: float | None = None
+    """The console time this reading's lastUpdatedTime was first seen (None: `at`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrackInfo:
+    id: int | None
+    type: str
+    """"Video", "Audio", "Data", ..."""
+    name: str | None = None
+    codec: str | None = None
+    width: int | None = None
+    height: int | None = None
+    framerate: float | None = None
+    bitrate: int | None = None
+    keyframe_interval: float | None = None
+    samplerate: int | None = None
+    channels: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamInfo:
+    """What the server says about a stream's input (reference §3)."""
+
+    name: str
+    source_type: str | None
+    source_url: str | None
+    created: datetime | None
+    tracks: tuple[TrackInfo, ...]
+    outputs: tuple[str, ...] = ()
