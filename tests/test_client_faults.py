@@ -161,7 +161,7 @@ async def test_detection_without_a_version_endpoint_or_v2() -> None:
         return httpx.Response(404, json={"message": "[HTTP] Controller not found (404)", "statusCode": 404})
 
     async with make_client(handler) as client:
-        info = await client.detect()
+        info = (await client.detect()).server
     assert (info.edition, info.stats_api, info.version, info.events_supported) == ("oss", "v1", "unknown", None)
 
 

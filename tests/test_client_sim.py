@@ -17,7 +17,7 @@ from simulator.world.clock import ManualClock
 @pytest.mark.parametrize("edition", ["enterprise", "oss"])
 async def test_detects_edition_and_lists_the_tree(edition: str) -> None:
     async with running_simulator(edition=edition) as sim, OmeClient(sim.api_url, TEST_TOKEN) as client:
-        info = await client.detect()
+        info = (await client.detect()).server
         assert info.edition == edition
         assert info.stats_api == ("v2" if edition == "enterprise" else "v1")
         assert info.version == ("0.20.5.0-1" if edition == "enterprise" else "0.21.0")

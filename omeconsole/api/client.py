@@ -13,6 +13,7 @@ import base64
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -83,6 +84,17 @@ def cue_support(edition: str, version: str) -> tuple[bool | None, str | None]:
         return False, (f"This server (open source OvenMediaEngine {version}) is older than 0.18 "
                        "and cannot take cue events. ID3 metadata still works.")
     return True, None
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """What `detect()` learnt about a server, with what it read on the way, so nothing is asked twice."""
+
+    server: ServerInfo
+    vhosts: list[str]
+    """The server's virtual hosts (the first level of the tree)."""
+    first_reading: tuple[NodePath, NodeStats] | None = None
+    """A vhost's statistics read while probing, if the probe got them: the console's first data."""
 
 
 class OmeClient:
@@ -198,17 +210,19 @@ class OmeClient:
         except ValidationError:
             raise ProtocolError("/v1/version: the reply has no version and gitVersion strings") from None
 
-    async def detect(self) -> ServerInfo:
-        """Which edition and statistics API the server has; cached in `server_info`."""
+    async def detect(self) -> Detection:
+        """Which edition and statistics API the server has (cached in `server_info`), and its vhosts."""
         try:
             version = await self.version()
         except NotFoundError:  # servers older than the version endpoint still serve statistics
             version = VersionInfo(gitVersion="unknown", version="unknown")
         vhosts = await self.list_vhosts()
-        probe = f"/v2/stats/current/vhosts/{_segment(vhosts[0] if vhosts else '_')}"
+        probed = NodePath(vhosts[0] if vhosts else "_")
+        probe = f"/v2/stats/current/{_stats_tail(probed)}"
         stats_api: StatsApi = "v2"
+        first: tuple[NodePath, NodeStats] | None = None
         try:
-            await self._get(probe)
+            first = (probed, stats_from_v2(await self._get(probe), probe)) if vhosts else None
         except NotFoundError as error:
             if error.level == "path":
                 stats_api = "v1"
@@ -217,7 +231,7 @@ class OmeClient:
         self._stats_api = stats_api
         self.server_info = ServerInfo(edition=edition, version=version.version, git_version=version.gitVersion,
                                       stats_api=stats_api, events_supported=supported, events_reason=reason)
-        return self.server_info
+        return Detection(self.server_info, vhosts, first)
 
     async def list_vhosts(self) -> list[str]:
         return replies.names(await self._get("/v1/vhosts"), "/v1/vhosts")
@@ -312,4 +326,4 @@ def _with_body(error: OmeError, body: object) -> OmeError:
     return error
 
 
-__all__ = ["ItemResult", "OmeClient", "basic_authorization", "cue_support", "event_body"]
+__all__ = ["Detection", "ItemResult", "OmeClient", "basic_authorization", "cue_support", "event_body"]

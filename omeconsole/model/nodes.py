@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from omeconsole.model.paths import NodePath
@@ -38,3 +38,22 @@ class NodeView:
     def age(self, now: float) -> float | None:
         """Seconds since the latest reading arrived (console monotonic clock); None if never read."""
         return None if self.latest is None else max(0.0, now - self.latest.at)
+
+
+@dataclass(frozen=True, slots=True)
+class AppStreams:
+    """The streams of one application as the console lists them: never changed once made.
+
+    The engine replaces an app's AppStreams only when its streams changed, so a reader that keeps the
+    object it drew from can tell "unchanged" with `is` and skip the work (a tree of 10,000 streams
+    re-arranges only the apps that moved).
+    """
+
+    live: tuple[str, ...]
+    """Listed by the server now, in the server's order."""
+    ended: tuple[str, ...] = ()
+    """Gone from the server recently, kept for display with their history (see NodeView.ended_at)."""
+
+
+Listing = Mapping[str, Mapping[str, AppStreams]]
+"""vhost -> app -> its streams; copy-on-write: a listing handed out earlier never changes under its reader."""

@@ -313,7 +313,7 @@ class PollingEngine:
         self._bucket.take(3)
         self.requests_sent += 3
         try:
-            info = await self._client.detect()
+            info = (await self._client.detect()).server
         except OmeError as error:
             self._link_failed(error, changes)
             return False
