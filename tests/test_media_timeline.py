@@ -11,9 +11,10 @@ import pytest
 
 from omeconsole.api.wire import CueEvent, CueEventSet
 from simulator.media.hls_playlist import render_media_playlist
+from simulator.media.layout import Layout
 from simulator.media.llhls_playlist import chunklist
 from simulator.media.markers import plan_breaks
-from simulator.media.timeline import Layout, StreamTimeline
+from simulator.media.timeline import StreamTimeline
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
 
