@@ -172,6 +172,6 @@ def test_cue_tags_and_date_ranges_are_seen_by_the_javascript_parser(parsed: dict
         assert splice["plannedDuration"] == 12.0 and splice["duration"] == 12.0
         spliced[name] = [(s["dateTimeString"][:19], kind) for s in manifest["segments"]
                          for kind in ("cueOut", "cueOutCont", "cueIn") if kind in s]
-        assert [kind for _, kind in spliced[name]][0] == "cueOut" and spliced[name][-1][1] == "cueIn"
+        assert spliced[name][0][1] == "cueOut" and spliced[name][-1][1] == "cueIn"
     # the same segments carry the markers in every playlist (the audio starts within one AAC frame)
     assert spliced[published.video] == spliced[published.audio] == spliced[published.medialist]
