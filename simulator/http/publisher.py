@@ -22,6 +22,7 @@ from simulator.http.asgi import Receive, Scope, Send
 from simulator.http.cors import CORS_HEADERS, preflight_headers
 from simulator.http.hls_requests import ClientGone, HttpError, parse_query
 from simulator.http.holding import blocking_reload, hold
+from simulator.http.memory import give_back
 from simulator.http.sessions import DEFAULT_MAX_PER_ADDRESS, DEFAULT_MAX_SESSIONS, ViewerSessions
 from simulator.media.cache import DEFAULT_BUDGET_BYTES, ByteCache
 from simulator.media.hls_playlist import parse_media_playlist_name, parse_segment_file_name
@@ -109,7 +110,7 @@ class PublisherApp:
         data = body.gzipped if gzipped and body.gzipped is not None else body.data
         head = method == "HEAD"
         now = self.world.clock.now_ms()
-        watched.last_request_ms = now  # again at the end: a held request counts as watching until answered
+        watched.last_request_ms = now  # again: a request held for a while keeps its stream's media meanwhile
         client = scope.get("client") or ("", 0)
         self.sessions.touch(str(client[0]), stream, protocol, now)
         self.world.add_bytes_out(stream, 0 if head else len(data))
@@ -214,14 +215,12 @@ class PublisherApp:
         bytes) of streams that ended or that nobody fetched for `idle_ms`."""
         self._swept_ms = now
         self.sessions.sweep(now)
+        held = self.cache.size
         for key, watched in list(self._media.items()):
             if not watched.stream.live or now - watched.last_request_ms > self.idle_ms:
                 del self._media[key]
                 self.cache.release(watched.media.identity)
-
-    @property
-    def watched_streams(self) -> int:
-        return len(self._media)
+        give_back(held - self.cache.size)
 
     async def close(self) -> None:
         """Stop the sweeper task: the simulator's `stop()` calls this once its listeners are closed, so

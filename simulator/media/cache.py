@@ -44,9 +44,6 @@ class ByteCache:
         for key in self._owned.pop(owner, ()):
             self.size -= len(self._entries.pop((owner, key)))
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
     def _evict_oldest(self) -> None:
         (owner, key), data = self._entries.popitem(last=False)
         self.size -= len(data)
