@@ -27,7 +27,11 @@ async def hold(clock: Clock, stream: Stream, ready_ms: Callable[[], int | None],
                hold_ms: int) -> None:
     """Sleep on `clock` until `ready_ms()` is reached; 503 after `hold_ms` or if the stream ends
     meanwhile (or `ready_ms()` is None); ClientGone if the client hangs up."""
-    deadline = clock.now_ms() + hold_ms
+    now = clock.now_ms()
+    ready = ready_ms()
+    if stream.live and ready is not None and now >= ready:
+        return  # most requests: no need to watch the connection
+    deadline = now + hold_ms
     hang_up = asyncio.ensure_future(_disconnected(receive))
     try:
         while True:

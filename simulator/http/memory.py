@@ -9,7 +9,6 @@ macOS) there is nothing to call and nothing happens.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 from collections.abc import Callable
 
@@ -19,18 +18,18 @@ TRIM_AFTER_BYTES = 4 * 1024 * 1024
 
 @functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
+    """glibc's malloc_trim, looked up among the symbols the process already has (nothing is opened)."""
     try:
-        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):
+        trim: Callable[[int], int] | None = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    except OSError:
         return None
     return trim
 
 
 def give_back(released_bytes: int) -> None:
     """After `released_bytes` were dropped: return free heap pages to the system if it is worth it."""
+    if released_bytes < TRIM_AFTER_BYTES:
+        return
     trim = _malloc_trim()
-    if trim is not None and released_bytes >= TRIM_AFTER_BYTES:
+    if trim is not None:
         trim(0)
