@@ -30,7 +30,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "bench-token"
-HEADING = "## Media: LL-HLS markers, blocking reload, CPU (bench/bench_media.py)"
+HEADING = "## Media: LL-HLS markers, blocking reload, CPU, memory (bench/bench_media.py)"
 HINT = re.compile(r'#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part_\d+_(\d+)_(\d+)_')
 PART_LINE = re.compile(r'#EXT-X-PART:DURATION=([\d.]+),URI="([^"]+)"')
 START_DATE = re.compile(r'START-DATE="([^"]+)"')
