@@ -133,7 +133,8 @@ async def test_directive_errors(clock: ManualClock, live: tuple[RunningSimulator
     assert stream is not None
     sim.world.end_stream(stream)
     clock.advance(3)
-    assert (await request).status_code == 503
+    ended = await request
+    assert ended.status_code == 503 and ended.headers["access-control-allow-origin"] == "*"
 
 
 async def test_hinted_part_is_held_until_complete(clock: ManualClock,

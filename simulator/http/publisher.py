@@ -91,7 +91,7 @@ class PublisherApp:
             await _send(send, error.status, error.text.encode(), b"text/plain", head=scope["method"] == "HEAD",
                         extra=[(b"allow", b"GET, HEAD, OPTIONS")] if error.status == 405 else [])
         except Exception:  # a bug must still answer with CORS headers, and be logged once
-            log.exception("publisher: %s %s failed", scope["method"], scope["path"][:200])
+            log.exception("publisher: %r %r failed", scope["method"], scope["path"][:200])  # repr: hostile text
             await _send(send, 500, b"Internal Server Error", b"text/plain", head=False)
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
