@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit simulator bench clean
+.PHONY: demo test test-browser lint typecheck unit simulator bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ unit: $(STAMP)
 	$(BIN)/pytest -n 2 -p no:cacheprovider
 
 test: lint typecheck unit
+
+# hls.js in headless Chromium against the simulator (needs Chromium: apt-get install chromium); not in `test`.
+test-browser: $(STAMP)
+	$(BIN)/python tests/js/browser/browser_check.py
 
 bench: $(STAMP)
 	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tui.py; do \

@@ -19,9 +19,9 @@ from threefive import Cue
 from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3Frame
 from simulator.http.event_validation import EventRejected, validate_event_set
 from simulator.media.id3 import build_tag
+from simulator.media.layout import Layout
 from simulator.media.live import LiveMedia
 from simulator.media.markers import PTS_MODULO, scte35_in, scte35_out
-from simulator.media.timeline import Layout
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
 

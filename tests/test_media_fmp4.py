@@ -14,8 +14,8 @@ from mutagen.id3 import ID3
 
 from omeconsole.api.wire import Id3EventSet, Id3Frame
 from simulator.media.asset import LOOP_TICKS, load_asset
+from simulator.media.layout import Layout
 from simulator.media.live import LiveMedia
-from simulator.media.timeline import Layout
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
 

@@ -82,6 +82,29 @@ async def test_blocking_reload_is_held_until_the_part_exists(
     assert "part_0_2_3_video" in response.text and "part_0_2_4_video" in response.text.split("PRELOAD-HINT")[1]
 
 
+async def test_audio_blocking_reload_waits_for_the_audio_part(
+        clock: ManualClock, live: tuple[RunningSimulator, httpx.AsyncClient]) -> None:
+    """Audio parts are 23 AAC frames (0.490667 s), so the audio chunklist has its own parts: segment 2
+    holds 13 (the last one 0.106667 s, ending at 18.005333 s) where the video has 12."""
+    _, pub = live
+    name = await _chunklist_name(pub, "audio")
+    clock.advance(16 - 13.2)  # within the advance part limit (3 s) of the part asked for
+    request = asyncio.create_task(pub.get(BASE + name, params={"_HLS_msn": 2, "_HLS_part": 12}))
+    await _held(clock, 1)
+    clock.advance(18.005 - 16)
+    await asyncio.sleep(0)
+    assert not request.done()
+    clock.advance(0.001)
+    response = await request
+    assert response.status_code == 200
+    playlist = m3u8.loads(response.text)
+    (last,) = [s for s in playlist.segments if s.uri and s.uri.startswith("seg_1_2_")]
+    assert len(last.parts) == 13 and last.parts[-1].duration == 0.106667 and last.duration == 5.994667
+    assert all(p.duration == 0.490667 and p.independent == "YES" for p in last.parts[:-1])
+    assert "part_1_3_0_audio" in playlist.preload_hint.uri
+    assert "LAST-MSN=2,LAST-PART=11" in response.text.splitlines()[-1]  # the video: 12 parts, all done
+
+
 async def test_twenty_blocked_clients_are_all_answered(
         clock: ManualClock, live: tuple[RunningSimulator, httpx.AsyncClient]) -> None:
     _, pub = live
@@ -110,7 +133,8 @@ async def test_directive_errors(clock: ManualClock, live: tuple[RunningSimulator
     assert stream is not None
     sim.world.end_stream(stream)
     clock.advance(3)
-    assert (await request).status_code == 503
+    ended = await request
+    assert ended.status_code == 503 and ended.headers["access-control-allow-origin"] == "*"
 
 
 async def test_hinted_part_is_held_until_complete(clock: ManualClock,

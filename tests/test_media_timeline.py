@@ -11,20 +11,22 @@ import pytest
 
 from omeconsole.api.wire import CueEvent, CueEventSet
 from simulator.media.hls_playlist import render_media_playlist
+from simulator.media.layout import Layout
 from simulator.media.llhls_playlist import chunklist
 from simulator.media.markers import plan_breaks
-from simulator.media.timeline import Layout, StreamTimeline
+from simulator.media.timeline import StreamTimeline
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
 
 CREATED_MS = 1_767_225_600_000
 
 
-def _playlist(settings: MediaSettings, seconds: float, events: EventLog | None = None) -> m3u8.M3U8:
+def _playlist(settings: MediaSettings, seconds: float, events: EventLog | None = None,
+              track: Literal["video", "audio"] = "video") -> m3u8.M3U8:
     layout = Layout.from_settings(settings)
     timeline = StreamTimeline(layout, CREATED_MS, events or EventLog())
-    snapshot = timeline.snapshot(CREATED_MS + round(seconds * 1000))
-    return m3u8.loads(chunklist(snapshot, layout, "video", "abcdefgh"))
+    snapshot = timeline.snapshot(CREATED_MS + round(seconds * 1000), track)
+    return m3u8.loads(chunklist(snapshot, layout, track, "abcdefgh"))
 
 
 @pytest.mark.parametrize(("part_target", "segment", "expected_part", "expected_segment"), [
@@ -50,6 +52,32 @@ def test_parts_and_segments_follow_the_settings(part_target: float, segment: flo
             assert all(p.duration >= 0.85 * playlist.part_inf.part_target for p in s.parts[:-1])
     sequence = [(int(p.uri.split("_")[2]), int(p.uri.split("_")[3])) for p in parts]
     assert sequence == sorted(sequence) and len(set(sequence)) == len(sequence)
+
+
+@pytest.mark.parametrize(("part_target", "segment", "frames"), [
+    (0.5, 6.0, 23), (0.3, 4.0, 12), (0.4, 6.0, 15), (0.2, 2.5, 9), (2.0, 6.0, 93), (1.0, 1.0, 46),
+])
+def test_audio_parts_are_whole_aac_frames_within_the_part_target(part_target: float, segment: float,
+                                                                  frames: int) -> None:
+    """As many whole AAC frames (1024 / 48 kHz) as fit PART-TARGET, the rest of a segment in its last part,
+    every part independent; the audio numbers its segments as the video does and states their real length."""
+    settings = MediaSettings(part_target=part_target, segment_duration=segment, segment_count=5)
+    audio, video = (_playlist(settings, 40.2, track=track) for track in ("audio", "video"))
+    aac = 1024 / 48_000
+    assert audio.part_inf.part_target == video.part_inf.part_target
+    with_parts = [s for s in audio.segments if s.parts]
+    assert len(with_parts) >= 2  # the newest three list theirs (the one in progress may have none yet)
+    for s in with_parts:
+        assert all(p.independent == "YES" for p in s.parts)
+        assert all(p.duration <= audio.part_inf.part_target for p in s.parts)
+        assert all(p.duration == pytest.approx(frames * aac, abs=1e-6) for p in s.parts[:-1])
+        assert all(round(p.duration / aac, 3) == round(p.duration / aac) for p in s.parts)
+        if s.duration is not None:
+            assert sum(p.duration for p in s.parts) == pytest.approx(s.duration, abs=1e-5)
+    assert audio.media_sequence == video.media_sequence and len(audio.segments) == len(video.segments)
+    for a, v in zip(audio.segments, video.segments, strict=True):
+        if a.duration is not None:
+            assert abs(a.duration - v.duration) < aac  # each starts within one AAC frame of its keyframe
 
 
 def _cue(seq: int, at_ms: int, cue_type: Literal["out", "in"], duration: int | None = None) -> AcceptedEvent:

@@ -21,9 +21,10 @@ from simulator.media.hls_playlist import (
     render_media_playlist,
     segment_file_name,
 )
+from simulator.media.layout import Layout
 from simulator.media.model import VIDEO_TIMESCALE, Segment
 from simulator.media.mpegts import package_ts_segment
-from simulator.media.timeline import Layout, StreamTimeline
+from simulator.media.timeline import StreamTimeline
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
 

@@ -1,6 +1,7 @@
 """The publisher port against hostile requests: odd and traversing paths (plain, encoded, double-encoded),
-bad blocking-reload directives and query strings. Every answer is a 4xx, and no file is opened while
-they are served (an audit hook records every `open` of the process).
+bad blocking-reload directives and query strings (non-ASCII digits included), other methods, hostile
+CORS preflights. Every answer is a 4xx (or the preflight's 200), carries the CORS header, and no file
+is opened while they are served (an audit hook records every `open` of the process).
 
 Requests are written byte for byte on a raw socket: an HTTP library would normalise `..` away.
 """
@@ -12,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -45,13 +47,22 @@ class Publisher(ThreadedSimulator):
 
     def raw(self, target: bytes, method: bytes = b"GET") -> tuple[int, bytes]:
         """Status and body of one request with exactly this request target."""
+        status, _, body = self.exchange(target, method)
+        return status, body
+
+    def exchange(self, target: bytes, method: bytes = b"GET",
+                 headers: bytes = b"") -> tuple[int, dict[bytes, bytes], bytes]:
+        """Status, headers (lower-case names) and body of one request, `headers` being extra header lines."""
         with socket.create_connection(self.address, timeout=10) as connection:
-            connection.sendall(method + b" " + target + b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            connection.sendall(method + b" " + target + b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                               + headers + b"\r\n")
             reply = b""
             while chunk := connection.recv(65536):
                 reply += chunk
         head, _, body = reply.partition(b"\r\n\r\n")
-        return int(head.split(b" ", 2)[1]), body
+        status_line, *lines = head.split(b"\r\n")
+        fields = {name.strip().lower(): value.strip() for name, _, value in (line.partition(b":") for line in lines)}
+        return int(status_line.split(b" ", 2)[1]), fields, body
 
 
 @pytest.fixture(scope="module")
@@ -65,10 +76,17 @@ ASSETS = (Path(simulator.__file__).parent / "media" / "assets").resolve()
 
 def served_opening_nothing(publisher: Publisher, target: bytes, method: bytes = b"GET") -> tuple[int, bytes]:
     """One raw request; fails if the process opened or listed any file outside the media assets meanwhile."""
+    status, _, body = exchanged_opening_nothing(publisher, target, method)
+    return status, body
+
+
+def exchanged_opening_nothing(publisher: Publisher, target: bytes, method: bytes = b"GET",
+                              headers: bytes = b"") -> tuple[int, dict[bytes, bytes], bytes]:
+    """As served_opening_nothing, with extra header lines sent and the reply's headers returned."""
     global _opened
     _opened = []
     try:
-        reply = publisher.raw(target, method)
+        reply = publisher.exchange(target, method, headers)
     finally:
         recorded, _opened = _opened, None
     outside = [p for p in recorded if not Path(p).resolve().is_relative_to(ASSETS)]
@@ -109,6 +127,10 @@ BAD_QUERIES = [
     b"_HLS_msn=abc", b"_HLS_msn=1&_HLS_msn=2", b"_HLS_part=0", b"_HLS_msn=100000000&_HLS_part=0",
     b"_HLS_msn=1&_HLS_part=-3", b"_HLS_msn=%00", b"_HLS_msn=0x10",
     b"_HLS_msn=" + b"9" * 5000, b"_HLS_skip=YES&_HLS_msn=-5", b"_HLS_msn=\xff\xfe",
+    # digits that are not ASCII: superscripts (int() refuses them), circled and Arabic-Indic (int() takes them)
+    b"_HLS_msn=%C2%B2", b"_HLS_msn=%E2%91%A0", b"_HLS_msn=1&_HLS_part=%C2%B3", b"_HLS_msn=%D9%A1",
+    b"_HLS_msn=1&_HLS_part=%DB%B2", b"_HLS_msn=%EF%BC%91",
+    b"&".join(b"f%d=1" % i for i in range(100)),
 ]
 
 
@@ -119,6 +141,16 @@ def test_bad_blocking_reload_directives_are_400(publisher: Publisher, query: byt
     chunklist = _chunklist(publisher)
     status, body = served_opening_nothing(publisher, chunklist + b"?" + query)
     assert status == 400, (query, body)
+    assert b"Traceback" not in body and len(body) < 200
+
+
+def test_file_names_with_digits_of_other_scripts_are_unknown_files(publisher: Publisher) -> None:
+    chunklist = _chunklist(publisher)
+    key = chunklist.decode().split("_")[3]
+    for name in (f"seg_0_\u0661_video_{key}_llhls.m4s", f"part_0_\u00b2_0_video_{key}_llhls.m4s",
+                 f"part_0_1_\u0660_video_{key}_llhls.m4s", f"seg_{key}_\u0661_hls.ts"):
+        status, _ = served_opening_nothing(publisher, b"/app/stream/" + quote(name).encode())
+        assert status == 404, name
 
 
 def _chunklist(publisher: Publisher) -> bytes:
@@ -130,8 +162,43 @@ def _chunklist(publisher: Publisher) -> bytes:
 
 @pytest.mark.parametrize("method", [b"POST", b"PUT", b"DELETE", b"PATCH", b"TRACE", b"CONNECT", b"FOO"])
 def test_methods_other_than_get_and_head_are_refused(publisher: Publisher, method: bytes) -> None:
-    status, _ = publisher.raw(b"/app/stream/llhls.m3u8", method)
+    status, headers, _ = publisher.exchange(b"/app/stream/llhls.m3u8", method)
     assert status in (400, 405)
+    if status == 405:
+        assert headers[b"allow"] == b"GET, HEAD, OPTIONS" and headers[b"access-control-allow-origin"] == b"*"
+
+
+def test_every_reply_allows_any_origin_errors_included(publisher: Publisher) -> None:
+    chunklist = _chunklist(publisher)
+    for target, expected in ((b"/app/stream/llhls.m3u8", 200), (chunklist, 200), (b"/app/nostream/llhls.m3u8", 404),
+                             (b"/etc/passwd", 404), (chunklist + b"?_HLS_part=1", 400),
+                             (chunklist + b"?_HLS_msn=%C2%B2", 400)):
+        status, headers, _ = publisher.exchange(target, headers=b"Origin: https://player.example\r\n")
+        assert status == expected, target
+        assert headers[b"access-control-allow-origin"] == b"*", target
+
+
+PREFLIGHTS = [b"/app/stream/llhls.m3u8", b"/app/stream/ts:playlist.m3u8", b"/app/stream/part_0_1_0_video_x_llhls.m4s",
+              b"/app/stream/seg_x_1_hls.ts", b"/app/nostream/llhls.m3u8", b"/nothing"]
+
+
+@pytest.mark.parametrize("target", PREFLIGHTS, ids=range(len(PREFLIGHTS)))
+def test_a_preflight_is_answered_200_with_the_requested_headers_allowed(publisher: Publisher, target: bytes) -> None:
+    status, headers, body = exchanged_opening_nothing(
+        publisher, target, b"OPTIONS", b"Origin: https://player.example\r\nAccess-Control-Request-Method: GET\r\n"
+                                      b"Access-Control-Request-Headers: x-player-token, authorization\r\n")
+    assert (status, body) == (200, b"")
+    assert headers[b"access-control-allow-origin"] == b"*"
+    assert b"GET" in headers[b"access-control-allow-methods"]
+    assert headers[b"access-control-allow-headers"] == b"x-player-token, authorization"
+
+
+@pytest.mark.parametrize("requested", [b"x-a, <script>", b"x-a;y", b"a" * 2000, b"x-a,,x-b", b"\xff\xfe"])
+def test_a_preflight_never_echoes_what_is_not_a_header_list(publisher: Publisher, requested: bytes) -> None:
+    status, headers, _ = publisher.exchange(b"/app/stream/llhls.m3u8", b"OPTIONS",
+                                            b"Access-Control-Request-Headers: " + requested + b"\r\n")
+    assert status == 200 and b"access-control-allow-headers" not in headers
+
 
 
 path_bytes = st.binary(max_size=60).map(lambda b: b.translate(bytes.maketrans(b" \r\n\t", b"%%%%")))

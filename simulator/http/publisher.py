@@ -3,62 +3,71 @@
 Paths are `/{app}/{stream}/{file}` on the virtual host named by the Host header (else `default`, else
 the first). Every answer comes from memory: file names are matched in full against the stream's
 names, so nothing is ever read from disk whatever the path. Blocking reloads and hinted parts wait on
-the world clock (a ManualClock in tests), at most 3 x the target duration, then 503.
+the world clock (holding.py). Every reply carries CORS headers and `OPTIONS` answers the preflight
+(cors.py).
+
+Limits a public server has (PublisherLimits): the media bytes of every stream share one cache budget,
+a stream's media is dropped once nobody has fetched it for `idle_ms`, and the viewer-session table is
+bounded (sessions.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+import logging
 from dataclasses import dataclass
-from urllib.parse import parse_qs
 
 from simulator.http.asgi import Receive, Scope, Send
+from simulator.http.cors import CORS_HEADERS, preflight_headers
+from simulator.http.hls_requests import ClientGone, HttpError, parse_query
+from simulator.http.holding import blocking_reload, hold
+from simulator.http.memory import give_back
+from simulator.http.sessions import DEFAULT_MAX_PER_ADDRESS, DEFAULT_MAX_SESSIONS, ViewerSessions
+from simulator.media.cache import DEFAULT_BUDGET_BYTES, ByteCache
 from simulator.media.hls_playlist import parse_media_playlist_name, parse_segment_file_name
+from simulator.media.layout import Layout
 from simulator.media.live import Body, LiveMedia
 from simulator.media.llhls_playlist import FileRef, parse_name
+from simulator.media.model import TrackKind
 from simulator.media.mpegts import TS_CONTENT_TYPE
-from simulator.media.timeline import Layout
 from simulator.world.topology import Stream
 from simulator.world.world import World
+
+log = logging.getLogger("simulator.publisher")
 
 PLAYLIST_TYPE = b"application/vnd.apple.mpegurl"
 MP4_TYPE = b"video/mp4"
 _TS_PLAYLISTS = ("ts:playlist.m3u8", "ts:master.m3u8")
+_SWEEPS_PER_IDLE = 4
 
 
-class HttpError(Exception):
-    def __init__(self, status: int, text: str) -> None:
-        super().__init__(text)
-        self.status = status
-        self.text = text
-
-
-class ClientGone(Exception):
-    """The client closed its connection while its request was held."""
-
-
-async def _disconnected(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
+@dataclass(frozen=True)
+class PublisherLimits:
+    cache_bytes: int = DEFAULT_BUDGET_BYTES
+    """Media bytes kept for all streams together (least recently used out first)."""
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    max_sessions_per_address: int = DEFAULT_MAX_PER_ADDRESS
 
 
 @dataclass
-class _Session:
+class _Watched:
     stream: Stream
-    protocol: str
-    last_seen_ms: int
+    media: LiveMedia
+    last_request_ms: int
 
 
 class PublisherApp:
     """The ASGI app of the publisher port; one LiveMedia per watched stream, shared by its clients."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, limits: PublisherLimits | None = None) -> None:
         self.world = world
+        self.limits = limits or PublisherLimits()
         self.layout = Layout.from_settings(world.scenario.media)
-        self._media: dict[int, tuple[Stream, LiveMedia]] = {}
-        self._sessions: dict[tuple[str, ...], _Session] = {}
+        self.cache = ByteCache(self.limits.cache_bytes)
+        self.sessions = ViewerSessions(world, idle_ms=self.idle_ms, max_sessions=self.limits.max_sessions,
+                                       max_per_address=self.limits.max_sessions_per_address)
+        self._media: dict[int, _Watched] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._swept_ms = 0
 
@@ -74,21 +83,40 @@ class PublisherApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        head = scope["method"] == "HEAD"
         try:
-            if scope["method"] not in ("GET", "HEAD"):
-                raise HttpError(405, "Method Not Allowed")
-            stream, file, protocol = self._route(scope)
-            media = self._live_media(stream)
-            body, content_type = await self._answer(scope, receive, stream, media, file)
+            await self._handle(scope, receive, send)
         except ClientGone:
             return
         except HttpError as error:
-            await _send(send, error.status, error.text.encode(), b"text/plain", head=head)
+            await _send(send, error.status, error.text.encode(), b"text/plain", head=scope["method"] == "HEAD",
+                        extra=[(b"allow", b"GET, HEAD, OPTIONS")] if error.status == 405 else [])
+        except Exception:  # a bug must still answer with CORS headers, and be logged once
+            log.exception("publisher: %r %r failed", scope["method"], scope["path"][:200])  # repr: hostile text
+            await _send(send, 500, b"Internal Server Error", b"text/plain", head=False)
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        method = scope["method"]
+        if method == "OPTIONS":
+            headers = preflight_headers(_header(scope, b"access-control-request-headers"))
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
             return
+        if method not in ("GET", "HEAD"):
+            raise HttpError(405, "Method Not Allowed")
+        stream, file, protocol = self._route(scope)
+        watched = self._watch(stream)
+        body, content_type = await self._answer(scope, receive, stream, watched.media, file)
         gzipped = body.gzipped is not None and b"gzip" in _header(scope, b"accept-encoding")
         data = body.gzipped if gzipped and body.gzipped is not None else body.data
-        self._count(scope, stream, protocol, 0 if head else len(data))
+        head = method == "HEAD"
+        now = self.world.clock.now_ms()
+        watched.last_request_ms = now  # again: a request held for a while keeps its stream's media meanwhile
+        client = scope.get("client") or ("", 0)
+        self.sessions.touch(str(client[0]), stream, protocol, now)
+        self.world.add_bytes_out(stream, 0 if head else len(data))
+        if now - self._swept_ms >= 1000:
+            self.sweep(now)
+        self._start_sweeper()
         await _send(send, 200, data, content_type, head=head, gzipped=gzipped,
                     cache=b"no-cache" if content_type == PLAYLIST_TYPE else b"max-age=60")
 
@@ -112,20 +140,24 @@ class PublisherApp:
             return host
         return "default" if "default" in self.world.vhosts else next(iter(self.world.vhosts), "")
 
-    def _live_media(self, stream: Stream) -> LiveMedia:
-        """The stream's media, made on its first request; dropped by `sweep` once the stream ends."""
+    def _watch(self, stream: Stream) -> _Watched:
+        """The stream's media, made on its first request; dropped by `sweep` once nobody fetches it."""
+        now = self.world.clock.now_ms()
         found = self._media.get(id(stream))
-        if found is not None and found[0] is stream:
-            return found[1]
-        media = LiveMedia(self.layout, stream.vhost, stream.app, stream.name, stream.created_ms, stream.events)
-        self._media[id(stream)] = (stream, media)
-        return media
+        if found is not None and found.stream is stream:
+            found.last_request_ms = now
+            return found
+        if found is not None:  # another stream object took the same id: the old one is gone
+            self.cache.release(found.media.identity)
+        media = LiveMedia(self.layout, stream.vhost, stream.app, stream.name, stream.created_ms, stream.events,
+                          self.cache)
+        watched = self._media[id(stream)] = _Watched(stream, media, now)
+        return watched
 
     async def _answer(
         self, scope: Scope, receive: Receive, stream: Stream, media: LiveMedia, file: str
     ) -> tuple[Body, bytes]:
-        raw_query = scope.get("query_string", b"")
-        query = parse_qs(raw_query.decode("latin-1")) if raw_query else {}
+        query = parse_query(scope.get("query_string", b""))
         now = self.world.clock.now_ms()
         if file == "llhls.m3u8":
             return media.llhls_multivariant(), PLAYLIST_TYPE
@@ -140,7 +172,7 @@ class PublisherApp:
         if ts is not None:
             if ts[0] != media.key:
                 raise HttpError(404, "Not Found")
-            self._check_complete_segment(media, ts[1], now)
+            self._check_complete_segment(media, "video", ts[1], now)
             return Body(media.ts_segment(ts[1])), TS_CONTENT_TYPE.encode()
         ref = parse_name(file)
         if ref is None or ref.key != media.key:
@@ -151,108 +183,44 @@ class PublisherApp:
     async def _llhls_file(
         self, stream: Stream, media: LiveMedia, ref: FileRef, query: dict[str, list[str]], receive: Receive
     ) -> Body:
-        now = self.world.clock.now_ms()
+        clock = self.world.clock
+        now = clock.now_ms()
         if ref.kind == "chunklist":
-            await self._block(stream, media, query, receive)
-            return media.chunklist(ref.track, self.world.clock.now_ms())
+            await blocking_reload(clock, stream, media, ref.track, query, receive, self.hold_ms)
+            return media.chunklist(ref.track, clock.now_ms())
         if ref.kind == "init":
             return Body(media.init(ref.track))
         if ref.kind == "seg":
-            self._check_complete_segment(media, ref.msn, now)
+            self._check_complete_segment(media, ref.track, ref.msn, now)
             return Body(media.segment(ref.track, ref.msn))
-        ready = media.part_ready_ms(ref.msn, ref.index)
+        ready = media.part_ready_ms(ref.track, ref.msn, ref.index)
         if ready is None or ref.msn < media.oldest_served_msn(now):
             raise HttpError(404, "Not Found")
         if ready > now:
             horizon = (media.layout.advance_part_limit + 1) * media.layout.part_target * 1000
             if ready - now > horizon:
                 raise HttpError(404, "Not Found")
-            await self._wait(stream, lambda: media.part_ready_ms(ref.msn, ref.index), receive)
+            await hold(clock, stream, lambda: media.part_ready_ms(ref.track, ref.msn, ref.index), receive,
+                       self.hold_ms)
         return Body(media.part(ref.track, ref.msn, ref.index))
 
-    def _check_complete_segment(self, media: LiveMedia, msn: int, now: int) -> None:
-        if media.segment_ready_ms(msn) > now or msn < media.oldest_served_msn(now):
+    def _check_complete_segment(self, media: LiveMedia, track: TrackKind, msn: int, now: int) -> None:
+        if media.segment_ready_ms(track, msn) > now or msn < media.oldest_served_msn(now):
             raise HttpError(404, "Not Found")
 
-    # -- blocking reload -------------------------------------------------------------------------
-
-    async def _block(
-        self, stream: Stream, media: LiveMedia, query: dict[str, list[str]], receive: Receive
-    ) -> None:
-        """Hold a chunklist request until the part it asks for exists (HLS spec 6.2.5.2)."""
-        msn = _directive(query, "_HLS_msn")
-        part = _directive(query, "_HLS_part")
-        if part is not None and msn is None:
-            raise HttpError(400, "_HLS_part requires _HLS_msn")
-        snapshot = media.snapshot(self.world.clock.now_ms())
-        if msn is None:
-            if snapshot.last_msn >= 0:
-                return
-            msn, part = 0, 0
-        if msn > snapshot.last_msn + 2:
-            raise HttpError(400, f"_HLS_msn {msn} is beyond the last segment {snapshot.last_msn} + 2")
-        wanted = (msn, part or 0)
-        if part is not None:
-            layout, timeline = media.layout, media.timeline
-            ahead = timeline.part_end(*wanted) - timeline.ticks_at(self.world.clock.now_ms())
-            if ahead > layout.advance_part_limit * layout.part_ticks:
-                raise HttpError(400, f"_HLS_part {part} of segment {msn} is beyond the advance part limit")
-        await self._wait(stream, lambda: media.timeline.wall_ms(media.timeline.part_end(*wanted)), receive)
-
-    async def _wait(self, stream: Stream, ready_ms: Callable[[], int | None], receive: Receive) -> None:
-        """Sleep on the world clock until `ready_ms()` is reached; 503 after 3 x the target duration or
-        if the stream ends meanwhile. A client that hangs up is let go at once (ClientGone), so held
-        requests never outlive their connections."""
-        clock = self.world.clock
-        deadline = clock.now_ms() + self.hold_ms
-        hang_up = asyncio.ensure_future(_disconnected(receive))
-        try:
-            while True:
-                now = clock.now_ms()
-                ready = ready_ms()
-                if not stream.live or ready is None:
-                    raise HttpError(503, "Service Unavailable")
-                if now >= ready:
-                    return
-                if now >= deadline:
-                    raise HttpError(503, "Service Unavailable")
-                nap = asyncio.ensure_future(clock.sleep((min(ready, deadline) - now) / 1000))
-                await asyncio.wait((nap, hang_up), return_when=asyncio.FIRST_COMPLETED)
-                if hang_up.done():
-                    nap.cancel()
-                    raise ClientGone
-        finally:
-            hang_up.cancel()
-
-    # -- real viewers ----------------------------------------------------------------------------
-
-    def _count(self, scope: Scope, stream: Stream, protocol: str, nbytes: int) -> None:
-        """Count the client as a publisher connection of the stream while it keeps fetching."""
-        now = self.world.clock.now_ms()
-        client = scope.get("client") or ("", 0)
-        key = (str(client[0]), _header(scope, b"user-agent").decode("latin-1"), *stream.key,
-               str(stream.created_ms), protocol)
-        session = self._sessions.get(key)
-        if session is None:
-            self._sessions[key] = _Session(stream, protocol, now)
-            self.world.open_session(stream, protocol)
-            self._start_sweeper()
-        else:
-            session.last_seen_ms = now
-        self.world.add_bytes_out(stream, nbytes)
-        if now - self._swept_ms >= 1000:
-            self.sweep(now)
+    # -- what nobody watches any more ------------------------------------------------------------
 
     def sweep(self, now: int) -> None:
-        """Close the sessions of clients that stopped fetching (or whose stream ended)."""
+        """Close the sessions of clients that stopped fetching, and drop the media (and its cached
+        bytes) of streams that ended or that nobody fetched for `idle_ms`."""
         self._swept_ms = now
-        for ended in [key for key, (stream, _) in self._media.items() if not stream.live]:
-            del self._media[ended]
-        for client, session in list(self._sessions.items()):
-            if not session.stream.live or now - session.last_seen_ms > self.idle_ms:
-                del self._sessions[client]
-                if session.stream.live:
-                    self.world.close_session(session.stream, session.protocol)
+        self.sessions.sweep(now)
+        held = self.cache.size
+        for key, watched in list(self._media.items()):
+            if not watched.stream.live or now - watched.last_request_ms > self.idle_ms:
+                del self._media[key]
+                self.cache.release(watched.media.identity)
+        give_back(held - self.cache.size)
 
     async def close(self) -> None:
         """Stop the sweeper task: the simulator's `stop()` calls this once its listeners are closed, so
@@ -267,19 +235,11 @@ class PublisherApp:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever(), name="publisher-sweeper")
 
     async def _sweep_forever(self) -> None:
+        """Runs while anything is watched, so memory and viewer counts are released without requests."""
         with contextlib.suppress(asyncio.CancelledError):
-            while self._sessions:
-                await self.world.clock.sleep(self.idle_ms / 1000)
+            while len(self.sessions) or self._media:
+                await self.world.clock.sleep(self.idle_ms / _SWEEPS_PER_IDLE / 1000)
                 self.sweep(self.world.clock.now_ms())
-
-
-def _directive(query: dict[str, list[str]], name: str) -> int | None:
-    values = query.get(name)
-    if values is None:
-        return None
-    if len(values) != 1 or not values[0].isdigit() or len(values[0]) > 12:
-        raise HttpError(400, f"{name} must be one non-negative integer")
-    return int(values[0])
 
 
 def _header(scope: Scope, name: bytes) -> bytes:
@@ -290,9 +250,9 @@ def _header(scope: Scope, name: bytes) -> bytes:
 
 
 async def _send(send: Send, status: int, body: bytes, content_type: bytes, *, head: bool, gzipped: bool = False,
-                cache: bytes = b"no-cache") -> None:
-    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
-               (b"access-control-allow-origin", b"*"), (b"cache-control", cache)]
+                cache: bytes = b"no-cache", extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()), *CORS_HEADERS,
+               (b"cache-control", cache), *(extra or [])]
     if gzipped:
         headers += [(b"content-encoding", b"gzip"), (b"vary", b"accept-encoding")]
     await send({"type": "http.response.start", "status": status, "headers": headers})

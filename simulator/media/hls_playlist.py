@@ -16,7 +16,7 @@ from simulator.media.model import CueTag, DateRange, Segment
 from simulator.world.timefmt import iso8601_ms
 
 PLAYLIST_CONTENT_TYPE = "application/vnd.apple.mpegurl"
-_SEGMENT_NAME = re.compile(r"^seg_(?P<variant>[A-Za-z0-9_-]+)_(?P<msn>0|[1-9]\d{0,17})_hls\.ts$")
+_SEGMENT_NAME = re.compile(r"^seg_(?P<variant>[A-Za-z0-9_-]+)_(?P<msn>0|[1-9][0-9]{0,17})_hls\.ts$")
 _PLAYLIST_NAME = re.compile(r"^medialist_(?P<variant>[A-Za-z0-9_-]+)_hls\.m3u8$")
 _VARIANT = re.compile(r"^[A-Za-z0-9_-]+$")
 _SCTE35_HEX = re.compile(r"^0x(?:[0-9A-F]{2})+$")

@@ -1,7 +1,9 @@
 """One watched stream's published media: its timeline plus the bytes built from it, built once and
-shared by every client (playlists per live-edge position, parts and segments by name).
+shared by every client (playlists per live-edge position, parts and segments by name, the latter in
+the publisher's ByteCache shared by every stream).
 
-Made on a stream's first request and dropped with the stream: 10,000 unwatched streams cost nothing.
+Made on a stream's first request and dropped when nobody watches it: 10,000 unwatched streams cost
+nothing.
 """
 
 from __future__ import annotations
@@ -10,20 +12,22 @@ import base64
 import gzip
 import hashlib
 import logging
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from simulator.media import fmp4, hls_playlist, llhls_playlist
-from simulator.media.asset import FRAME_TICKS, LOOP_TICKS, load_asset
+from simulator.media.asset import LOOP_TICKS, load_asset
+from simulator.media.cache import ByteCache
+from simulator.media.layout import Layout
 from simulator.media.model import VIDEO_TIMESCALE, TrackKind
 from simulator.media.mpegts import package_ts_segment
-from simulator.media.timeline import Layout, Snapshot, StreamTimeline
+from simulator.media.timeline import Snapshot, StreamTimeline
 from simulator.world.events import EventLog
 
 log = logging.getLogger("simulator.media")
 
-_BYTES_CACHE_ENTRIES = 512
+EdgeKey = tuple[int, int, int, int, int]
+"""(video msn, video parts done, audio msn, audio parts done, events planned): what a playlist shows."""
 
 
 @dataclass(frozen=True)
@@ -41,39 +45,46 @@ def stream_key(vhost: str, app: str, stream: str, created_ms: int) -> str:
 
 
 class LiveMedia:
-    def __init__(self, layout: Layout, vhost: str, app: str, stream: str, created_ms: int, events: EventLog) -> None:
+    def __init__(self, layout: Layout, vhost: str, app: str, stream: str, created_ms: int, events: EventLog,
+                 cache: ByteCache | None = None) -> None:
+        """`cache`: where its media bytes are kept (the publisher's, shared by every stream), else its own."""
         self.layout = layout
         self.timeline = StreamTimeline(layout, created_ms, events)
         self.key = stream_key(vhost, app, stream, created_ms)
+        self.identity = (vhost, app, stream, created_ms)
+        """Names this life of the stream in the shared cache."""
         self.label = f"{vhost}/{app}/{stream}"
         self.asset = load_asset()
-        self._snapshot: tuple[tuple[int, int, int], Snapshot] | None = None
-        self._edge: tuple[int, int, tuple[int, int, int]] = (-1, -1, (-1, -1, -1))
+        self._cache = cache if cache is not None else ByteCache()
+        self._snapshots: dict[TrackKind, tuple[EdgeKey, Snapshot]] = {}
+        self._edge: tuple[int, int, EdgeKey] = (-1, -1, (-1, -1, -1, -1, -1))
         """(now_ms, event count, edge key) of the last lookup: one computation per clock value."""
-        self._playlists: dict[str, tuple[tuple[int, int, int], Body]] = {}
-        self._bytes: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+        self._playlists: dict[str, tuple[EdgeKey, Body]] = {}
         self._logged = 0
         loop_bytes = sum(map(len, self.asset.video_frames)) + sum(map(len, self.asset.audio_frames))
         self.bandwidth = round(loop_bytes * 8 / (LOOP_TICKS / VIDEO_TIMESCALE) * 1.25)
 
     # -- the live edge ---------------------------------------------------------------------------
 
-    def snapshot(self, now_ms: int) -> Snapshot:
-        """The stream now; recomputed only when a part completes or an event arrives."""
+    def snapshot(self, now_ms: int, track: TrackKind = "video") -> Snapshot:
+        """One track of the stream now; recomputed only when a part of either track completes or an
+        event arrives (a chunklist reports the other track's newest part)."""
         key = self._edge_key(now_ms)
-        if self._snapshot is None or self._snapshot[0] != key:
-            self._snapshot = (key, self.timeline.snapshot(now_ms))
+        cached = self._snapshots.get(track)
+        if cached is None or cached[0] != key:
+            cached = (key, self.timeline.snapshot(now_ms, track))
+            self._snapshots[track] = cached
             self._log_rejections()
-        return self._snapshot[1]
+        return cached[1]
 
-    def _edge_key(self, now_ms: int) -> tuple[int, int, int]:
+    def _edge_key(self, now_ms: int) -> EdgeKey:
         timeline = self.timeline
         events = len(timeline.events.events)
         if self._edge[:2] == (now_ms, events):
             return self._edge[2]
         now = timeline.ticks_at(now_ms)
-        msn = timeline.msn_at(now)
-        key = (msn, self.layout.parts_done(now - timeline.boundary(msn)), timeline.plan().event_count)
+        video, audio = timeline.last_part(now, "video"), timeline.last_part(now, "audio")
+        key = (*video, *audio, timeline.plan().event_count)
         self._edge = (now_ms, events, key)
         return key
 
@@ -86,10 +97,9 @@ class LiveMedia:
 
     # -- playlists -------------------------------------------------------------------------------
 
-    def _playlist(self, name: str, now_ms: int, render: Callable[[Snapshot], str]) -> Body:
-        snapshot = self.snapshot(now_ms)
-        assert self._snapshot is not None
-        key = self._snapshot[0]
+    def _playlist(self, name: str, now_ms: int, track: TrackKind, render: Callable[[Snapshot], str]) -> Body:
+        snapshot = self.snapshot(now_ms, track)
+        key = self._snapshots[track][0]
         cached = self._playlists.get(name)
         if cached is None or cached[0] != key:
             text = render(snapshot).encode()
@@ -104,7 +114,7 @@ class LiveMedia:
         return Body(text.encode(), gzip.compress(text.encode(), mtime=0))
 
     def chunklist(self, track: TrackKind, now_ms: int) -> Body:
-        return self._playlist(f"chunklist-{track}", now_ms,
+        return self._playlist(f"chunklist-{track}", now_ms, track,
                               lambda snap: llhls_playlist.chunklist(snap, self.layout, track, self.key))
 
     def ts_multivariant(self) -> Body:
@@ -115,19 +125,19 @@ class LiveMedia:
         return Body(text, gzip.compress(text, mtime=0))
 
     def ts_media_playlist(self, now_ms: int) -> Body:
-        return self._playlist("medialist", now_ms, lambda snap: hls_playlist.render_media_playlist(
+        return self._playlist("medialist", now_ms, "video", lambda snap: hls_playlist.render_media_playlist(
             snap.segments, variant=self.key, segment_count=self.layout.segment_count,
             target_duration=self.layout.target_duration))
 
     # -- media files -----------------------------------------------------------------------------
 
-    def part_ready_ms(self, msn: int, index: int) -> int | None:
+    def part_ready_ms(self, track: TrackKind, msn: int, index: int) -> int | None:
         """World time at which part (msn, index) is complete; None if the segment has no such part."""
-        bounds = self.timeline.part_bounds(msn, index)
+        bounds = self.timeline.part_bounds(msn, index, track)
         return None if bounds is None else self.timeline.wall_ms(bounds[1])
 
-    def segment_ready_ms(self, msn: int) -> int:
-        return self.timeline.wall_ms(self.timeline.boundary(msn + 1))
+    def segment_ready_ms(self, track: TrackKind, msn: int) -> int:
+        return self.timeline.wall_ms(self.timeline.track_boundary(msn + 1, track))
 
     def oldest_served_msn(self, now_ms: int) -> int:
         """Older files than this answer 404 (they left every playlist long ago)."""
@@ -139,20 +149,20 @@ class LiveMedia:
     def part(self, track: TrackKind, msn: int, index: int) -> bytes:
         """The bytes of a complete part (the caller checks it is complete)."""
         def build() -> bytes:
-            bounds = self.timeline.part_bounds(msn, index)
+            bounds = self.timeline.part_bounds(msn, index, track)
             if bounds is None:
                 raise KeyError((msn, index))
             start, end = bounds
             samples = (self.asset.video_samples(start, end) if track == "video"
                        else self.asset.audio_samples(start, end))
             id3 = [p for p in self.timeline.plan().id3 if start <= p.media_time < end]
-            return fmp4.fragment(start // FRAME_TICKS + 1, samples, id3, track)
+            return fmp4.fragment(start // self.layout.grid(track).unit + 1, samples, id3, track)
         return self._cached(("part", track, msn, index), build)
 
     def segment(self, track: TrackKind, msn: int) -> bytes:
         """A complete segment: its parts one after the other."""
         def build() -> bytes:
-            count = self.timeline.part_count(msn)
+            count = self.timeline.part_count(msn, track)
             return b"".join(self.part(track, msn, index) for index in range(count))
         return self._cached(("seg", track, msn), build)
 
@@ -167,12 +177,4 @@ class LiveMedia:
         return self._cached(("ts", msn), build)
 
     def _cached(self, key: tuple[object, ...], build: Callable[[], bytes]) -> bytes:
-        found = self._bytes.get(key)
-        if found is not None:
-            self._bytes.move_to_end(key)
-            return found
-        data = build()
-        self._bytes[key] = data
-        if len(self._bytes) > _BYTES_CACHE_ENTRIES:
-            self._bytes.popitem(last=False)
-        return data
+        return self._cache.get(self.identity, key, build)

@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass
 
 from simulator.media.hls_playlist import cue_tag_line, daterange_line
+from simulator.media.layout import Layout
 from simulator.media.model import DateRange, Segment, TrackKind
-from simulator.media.timeline import Layout, Snapshot
+from simulator.media.timeline import Snapshot
 from simulator.world.timefmt import iso8601_ms
 
 TRACK_IDS: dict[TrackKind, int] = {"video": 0, "audio": 1}
@@ -22,8 +23,9 @@ _TRACK = r"(?P<tid>[01])_(?P<track>video|audio)"
 _NAMES = {
     "chunklist": re.compile(rf"^chunklist_{_TRACK}_(?P<key>[a-z0-9]{{8}})_llhls\.m3u8$"),
     "init": re.compile(rf"^init_{_TRACK}_(?P<key>[a-z0-9]{{8}})_llhls\.m4s$"),
-    "seg": re.compile(r"^seg_(?P<tid>[01])_(?P<msn>\d{1,12})_(?P<track>video|audio)_(?P<key>[a-z0-9]{8})_llhls\.m4s$"),
-    "part": re.compile(r"^part_(?P<tid>[01])_(?P<msn>\d{1,12})_(?P<index>\d{1,6})_(?P<track>video|audio)_"
+    "seg": re.compile(r"^seg_(?P<tid>[01])_(?P<msn>[0-9]{1,12})_(?P<track>video|audio)_"
+                      r"(?P<key>[a-z0-9]{8})_llhls\.m4s$"),
+    "part": re.compile(r"^part_(?P<tid>[01])_(?P<msn>[0-9]{1,12})_(?P<index>[0-9]{1,6})_(?P<track>video|audio)_"
                        r"(?P<key>[a-z0-9]{8})_llhls\.m4s$"),
 }
 
@@ -86,7 +88,9 @@ def multivariant(key: str, *, codecs: tuple[str, str], resolution: tuple[int, in
 
 
 def chunklist(snapshot: Snapshot, layout: Layout, track: TrackKind, key: str) -> str:
-    """One track's media playlist at a snapshot (OME tag order; the other track as rendition report)."""
+    """One track's media playlist at its snapshot (OME tag order; the other track as rendition report).
+    Every part and segment states its own duration, which is the media's: audio parts of whole AAC
+    frames are a little shorter than video parts, and an audio segment a little shorter or longer."""
     window = snapshot.window
     lines = [
         "#EXTM3U",
@@ -104,9 +108,9 @@ def chunklist(snapshot: Snapshot, layout: Layout, track: TrackKind, key: str) ->
         lines.extend(_segment_lines(segment, track, key, segment.msn in with_parts))
     lines.append(f'#EXT-X-PRELOAD-HINT:TYPE=PART,URI="{part_name(track, key, *snapshot.hint)}"')
     other: TrackKind = "audio" if track == "video" else "video"
-    if snapshot.last_msn >= 0:
+    if snapshot.report[0] >= 0:
         lines.append(f'#EXT-X-RENDITION-REPORT:URI="{chunklist_name(other, key)}",'
-                     f"LAST-MSN={snapshot.last_msn},LAST-PART={snapshot.last_part}")
+                     f"LAST-MSN={snapshot.report[0]},LAST-PART={snapshot.report[1]}")
     return "\n".join(lines) + "\n"
 
 

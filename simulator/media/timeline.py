@@ -3,10 +3,12 @@ its start, its accepted events and the clock.
 
 Media time 0 is the stream's `created_ms`; at world time `now` the media up to now exists. Segments
 follow a grid of whole keyframe intervals from the start, cut additionally at every splice point (a
-keyframe), so each segment lies wholly inside or outside a break. Parts follow a fixed pattern from
-each segment start (see Layout), so they start on frames and every keyframe starts one: those are the
-independent parts. Splices are always in the future when requested, so nothing already published
-ever changes: parts and playlists can be built once and cached.
+keyframe), so each segment lies wholly inside or outside a break. Each track cuts the same segments on
+its own access units and splits them into parts of whole access units (see layout.py): segment `msn`
+of the audio starts on the first AAC frame at or after the video's keyframe, so both tracks number
+their segments alike and a marker is written on the same segment of both. Splices are always in the
+future when requested, so nothing already published ever changes: parts and playlists can be built
+once and cached.
 """
 
 from __future__ import annotations
@@ -15,82 +17,13 @@ import bisect
 from dataclasses import dataclass
 
 from omeconsole.api.wire import Id3EventSet
-from simulator.media.asset import FRAME_TICKS
 from simulator.media.id3 import build_tag, id3_tracks
+from simulator.media.layout import Layout
 from simulator.media.markers import Break, Rejection, media_ticks, plan_breaks, scte35_in, scte35_out
-from simulator.media.model import VIDEO_TIMESCALE, CueTag, DateRange, Id3Placement, Part, Segment
+from simulator.media.model import VIDEO_TIMESCALE, CueTag, DateRange, Id3Placement, Part, Segment, TrackKind
 from simulator.world.events import EventLog
-from simulator.world.scenario import MediaSettings
 
 TICKS_PER_MS = VIDEO_TIMESCALE // 1000
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Segment and part lengths in 90 kHz ticks, from the scenario's media settings.
-
-    Parts follow a pattern that repeats from every segment start: below one keyframe interval, the
-    interval is split into the fewest nearly equal whole-frame parts not longer than the part target
-    (0.5 s: 15 + 15 frames; 0.3 s: 8 + 8 + 7 + 7), so every keyframe starts a part and no part is
-    shorter than 85 % of the longest; from one interval up, whole intervals.
-    """
-
-    keyframe_ticks: int
-    segment_ticks: int
-    part_pattern: tuple[int, ...]
-    segment_count: int
-    segment_duration: float
-    """As configured (the marker rule uses it)."""
-
-    @classmethod
-    def from_settings(cls, settings: MediaSettings) -> Layout:
-        keyframe_frames = max(1, round(settings.keyframe_interval * VIDEO_TIMESCALE / FRAME_TICKS))
-        segment_frames = keyframe_frames * max(1, round(settings.segment_duration / settings.keyframe_interval))
-        wanted = max(1, int(settings.part_target * VIDEO_TIMESCALE / FRAME_TICKS + 1e-9))
-        if wanted < keyframe_frames:
-            count = -(-keyframe_frames // wanted)
-            pattern = [keyframe_frames // count + (1 if i < keyframe_frames % count else 0) for i in range(count)]
-        else:
-            pattern = [min(segment_frames, keyframe_frames * (wanted // keyframe_frames))]
-        return cls(keyframe_frames * FRAME_TICKS, segment_frames * FRAME_TICKS,
-                   tuple(frames * FRAME_TICKS for frames in pattern), settings.segment_count,
-                   settings.segment_duration)
-
-    @property
-    def part_ticks(self) -> int:
-        """The longest part: PART-TARGET."""
-        return max(self.part_pattern)
-
-    @property
-    def target_duration(self) -> int:
-        return -(-self.segment_ticks // VIDEO_TIMESCALE)
-
-    @property
-    def part_target(self) -> float:
-        return self.part_ticks / VIDEO_TIMESCALE
-
-    @property
-    def advance_part_limit(self) -> int:
-        """How many parts past the newest one a blocking request may ask for (HLS spec: 3 s worth)."""
-        return max(3, int(3 / self.part_target)) if self.part_target < 1 else 3
-
-    def part_offset(self, index: int) -> int:
-        """Start of part `index` relative to its segment's start."""
-        period = sum(self.part_pattern)
-        rounds, position = divmod(index, len(self.part_pattern))
-        return rounds * period + sum(self.part_pattern[:position])
-
-    def parts_done(self, elapsed: int) -> int:
-        """How many parts of a segment are complete `elapsed` ticks after its start (ignoring its end)."""
-        period = sum(self.part_pattern)
-        rounds, rest = divmod(elapsed, period)
-        done = rounds * len(self.part_pattern)
-        for length in self.part_pattern:
-            if rest < length:
-                break
-            rest -= length
-            done += 1
-        return done
 
 
 @dataclass(frozen=True)
@@ -107,7 +40,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The stream at one moment: the segments a playlist lists, and where the live edge is."""
+    """One track of the stream at one moment: the segments its playlist lists, and where the live edge is."""
 
     segments: tuple[Segment, ...]
     """Earlier segments that announced a date range still covering the window, then the window: up
@@ -116,12 +49,17 @@ class Snapshot:
     first part), so a marker at a splice is visible as soon as the splice happens."""
     window_start: int
     """Index in `segments` of the first segment of the window."""
-    last_msn: int
-    last_part: int
-    """The newest complete part (-1, -1 before the first part completes)."""
+    last: tuple[int, int]
+    """(msn, index) of the newest complete part ((-1, -1) before the first part completes)."""
     hint: tuple[int, int]
     """(msn, index) of the next part: the PRELOAD-HINT."""
+    report: tuple[int, int]
+    """The other track's newest complete part, for the RENDITION-REPORT."""
     event_count: int
+
+    @property
+    def last_msn(self) -> int:
+        return self.last[0]
 
     @property
     def window(self) -> tuple[Segment, ...]:
@@ -180,56 +118,75 @@ class StreamTimeline:
             used += 1
         return (msn - used) * seg
 
-    def msn_at(self, ticks: int) -> int:
-        cuts = self.plan().cuts
-        return ticks // self.layout.segment_ticks + bisect.bisect_right(cuts, ticks)
+    def track_boundary(self, msn: int, track: TrackKind = "video") -> int:
+        """Start of segment `msn` in `track`: its first access unit at or after the boundary."""
+        return self.layout.grid(track).align(self.boundary(msn))
 
-    def part_bounds(self, msn: int, index: int) -> tuple[int, int] | None:
+    def msn_at(self, ticks: int, track: TrackKind = "video") -> int:
+        """The segment of `track` in progress at media time `ticks`."""
+        cuts = self.plan().cuts
+        msn = ticks // self.layout.segment_ticks + bisect.bisect_right(cuts, ticks)
+        return msn - 1 if ticks < self.track_boundary(msn, track) else msn
+
+    def part_bounds(self, msn: int, index: int, track: TrackKind = "video") -> tuple[int, int] | None:
         """[start, end) of part `index` of segment `msn`, or None if the segment has no such part."""
         if msn < 0 or index < 0:
             return None
-        start, end = self.boundary(msn), self.boundary(msn + 1)
-        part_start = start + self.layout.part_offset(index)
+        grid = self.layout.grid(track)
+        start, end = self.track_boundary(msn, track), self.track_boundary(msn + 1, track)
+        part_start = start + grid.part_offset(index)
         if part_start >= end:
             return None
-        length = self.layout.part_pattern[index % len(self.layout.part_pattern)]
-        return part_start, min(end, part_start + length)
+        return part_start, min(end, part_start + grid.part_pattern[index % len(grid.part_pattern)])
 
-    def part_count(self, msn: int) -> int:
-        """Parts of segment `msn` (its last one may be cut short by a splice)."""
-        length = self.boundary(msn + 1) - self.boundary(msn)
-        done = self.layout.parts_done(length)
-        return done + (1 if self.layout.part_offset(done) < length else 0)
+    def part_count(self, msn: int, track: TrackKind = "video") -> int:
+        """Parts of segment `msn` (its last one may be shorter: a splice, or what is left of the audio)."""
+        grid = self.layout.grid(track)
+        length = self.track_boundary(msn + 1, track) - self.track_boundary(msn, track)
+        done = grid.parts_done(length)
+        return done + (1 if grid.part_offset(done) < length else 0)
 
-    def part_end(self, msn: int, index: int) -> int:
+    def part_end(self, msn: int, index: int, track: TrackKind = "video") -> int:
         """Media time when part (msn, index) is complete; an index past the segment means the next
         segment's first part (the blocking-reload rule)."""
-        bounds = self.part_bounds(msn, index)
+        bounds = self.part_bounds(msn, index, track)
         if bounds is None:
-            bounds = self.part_bounds(msn + 1, 0)
+            bounds = self.part_bounds(msn + 1, 0, track)
         assert bounds is not None
         return bounds[1]
 
+    def last_part(self, now_ticks: int, track: TrackKind = "video") -> tuple[int, int]:
+        """(msn, index) of the newest complete part of `track`; (-1, -1) before the first one."""
+        msn = self.msn_at(now_ticks, track)
+        done = self.layout.grid(track).parts_done(now_ticks - self.track_boundary(msn, track))
+        if done:
+            return msn, done - 1
+        return (msn - 1, self.part_count(msn - 1, track) - 1) if msn > 0 else (-1, -1)
+
     # -- segments --------------------------------------------------------------------------------
 
-    def segment(self, msn: int, now_ticks: int) -> Segment:
-        """Segment `msn` as far as it exists at `now_ticks` (only complete parts)."""
+    def segment(self, msn: int, now_ticks: int, track: TrackKind = "video") -> Segment:
+        """Segment `msn` of `track` as far as it exists at `now_ticks` (only complete parts). Markers
+        and ID3 follow the stream's boundaries, so both tracks carry them on the same segment."""
         plan = self.plan()
-        start, end = self.boundary(msn), self.boundary(msn + 1)
+        grid = self.layout.grid(track)
+        start, end = self.track_boundary(msn, track), self.track_boundary(msn + 1, track)
         parts: list[Part] = []
         part_start = start
-        pattern = self.layout.part_pattern
         while part_start < end:
-            part_end = min(end, part_start + pattern[len(parts) % len(pattern)])
+            part_end = min(end, part_start + grid.part_pattern[len(parts) % len(grid.part_pattern)])
             if part_end > now_ticks:
                 break
-            parts.append(Part(msn, len(parts), part_start, part_end, part_start % self.layout.keyframe_ticks == 0))
+            independent = grid.every_part_independent or part_start % self.layout.keyframe_ticks == 0
+            parts.append(Part(msn, len(parts), part_start, part_end, independent))
             part_start = part_end
+        stream_start, stream_end = self.boundary(msn), self.boundary(msn + 1)
         return Segment(
             msn=msn, start=start, end=end, start_wall_ms=self.created_ms + start // TICKS_PER_MS,
             parts=tuple(parts), complete=end <= now_ticks,
-            cues=self._cues(plan.breaks, start), dateranges=self._dateranges(plan.breaks, start, end),
-            id3=tuple(p for p in plan.id3 if start <= p.media_time < end),
+            cues=self._cues(plan.breaks, stream_start),
+            dateranges=self._dateranges(plan.breaks, stream_start, stream_end),
+            id3=tuple(p for p in plan.id3 if stream_start <= p.media_time < stream_end),
         )
 
     def _cues(self, breaks: tuple[Break, ...], start: int) -> tuple[CueTag, ...]:
@@ -258,15 +215,12 @@ class StreamTimeline:
 
     # -- snapshot --------------------------------------------------------------------------------
 
-    def snapshot(self, now_ms: int) -> Snapshot:
+    def snapshot(self, now_ms: int, track: TrackKind = "video") -> Snapshot:
         plan = self.plan()
         now = self.ticks_at(now_ms)
-        current = self.segment(self.msn_at(now), now)
+        current = self.segment(self.msn_at(now, track), now, track)
         first = max(0, current.msn - self.layout.segment_count)
-        window = [self.segment(msn, now) for msn in range(first, current.msn + 1)]
-        listed = [part for segment in window[-2:] for part in segment.parts]
-        last_msn, last_part = (listed[-1].msn, listed[-1].index) if listed else (-1, -1)
-        hint = (current.msn, len(current.parts))
+        window = [self.segment(msn, now, track) for msn in range(first, current.msn + 1)]
         window_start_ticks = self.boundary(first)
         older_msns = sorted({
             msn
@@ -274,5 +228,7 @@ class StreamTimeline:
             for msn in (self.msn_at(b.requested), self.msn_at(b.in_time))
             if msn < first and b.requested < now
         })
-        older = [self.segment(msn, now) for msn in older_msns]
-        return Snapshot(tuple(older + window), len(older), last_msn, last_part, hint, plan.event_count)
+        older = [self.segment(msn, now, track) for msn in older_msns]
+        other: TrackKind = "audio" if track == "video" else "video"
+        return Snapshot(tuple(older + window), len(older), self.last_part(now, track),
+                        (current.msn, len(current.parts)), self.last_part(now, other), plan.event_count)
