@@ -178,7 +178,7 @@ class ManagementApi:
             case ["vhosts", vhost, "apps", app, "streams", stream] if ":" not in app:
                 self.world.advance()
                 found = self._stream(vhost, app, stream)
-                return 200, ok_body(views.stream_info(found))
+                return 200, ok_body(views.stream_info(found, self.edition))
         raise _not_found_controller()
 
     def _stats(self, path: list[str], render: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
