@@ -70,6 +70,12 @@ def test_an_empty_spec_injects_nothing() -> None:
         ("during=60s..30s", "ends before it starts"),
         ("paths=v2/stats", "must be path prefixes"),
         ("5xx=0.1,5xx=0.2", "5xx is given twice"),
+        ("latency=\u0661\u0660ms", "latency: '\u0661\u0660ms' is not a duration"),  # Arabic-Indic 10
+        ("latency=\uff11s", "is not a duration"),  # a fullwidth 1
+        ("5xx=0.\u0665", "is not a share"),
+        ("5xx=\u00b9", "is not a share"),  # superscript one
+        ("reset=nan", "is not a share"),
+        ("restart=every:\u0669\u0669s", "is not a duration"),
     ],
 )
 def test_bad_specs_fail_with_a_message_naming_the_item(text: str, message: str) -> None:

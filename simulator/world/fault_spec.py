@@ -19,7 +19,9 @@ HTTP_SHARE_KINDS = ("reset", "stall", "5xx", "html", "truncate", "types")
 KNOWN_KEYS = ("latency", *HTTP_SHARE_KINDS, "restart", "vanish", "during", "paths")
 DEFAULT_STALL_MS = 30_000
 
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)$")
+# ASCII digits only: `\d` and float() would also take other scripts' digits (Arabic-Indic `latency=\u0661\u0660ms`).
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)$", re.ASCII)
+_SHARE = re.compile(r"^(-?(?:\d+(?:\.\d*)?|\.\d+))(%?)$", re.ASCII)
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
 
 
@@ -148,10 +150,10 @@ def parse_duration(text: str, key: str) -> int:
 def parse_share(text: str, key: str) -> float:
     """A share of requests: `0.1` or `10%`."""
     text = text.strip()
-    try:
-        share = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
-        raise FaultSpecError(f"faults: {key}: {text!r} is not a share (use e.g. 0.1 or 10%)") from None
+    match = _SHARE.fullmatch(text)
+    if not match:
+        raise FaultSpecError(f"faults: {key}: {text!r} is not a share (use e.g. 0.1 or 10%)")
+    share = float(match.group(1)) / (100 if match.group(2) else 1)
     if not 0 <= share <= 1:
         raise FaultSpecError(f"faults: {key}: {text!r} must be between 0 and 1 (or 0% and 100%)")
     return share
