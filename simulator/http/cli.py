@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 
 from simulator.http.auth import basic_header
+from simulator.http.limits import HttpLimits
 from simulator.http.server import (
     DEFAULT_ACCESS_TOKEN,
     DEFAULT_API_PORT,
@@ -42,8 +43,44 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--faults", metavar="SPEC", default=None,
                         help="inject faults, e.g. latency=200ms,5xx=0.1,reset=0.05,restart=every:120s "
                              "(over the scenario's [faults] table; see the README)")
+    limits = parser.add_argument_group("limits of both ports (what a client may send; see the README)")
+    defaults = HttpLimits()
+    limits.add_argument("--max-request-line", type=_positive_int, default=defaults.max_request_line, metavar="BYTES",
+                        help="longest request target; past it 414 (default %(default)s)")
+    limits.add_argument("--max-header-size", type=_positive_int, default=defaults.max_head_bytes, metavar="BYTES",
+                        help="request line and headers together; past it 431 (default %(default)s)")
+    limits.add_argument("--request-timeout", type=_positive_float, default=defaults.request_timeout,
+                        metavar="SECONDS", help="a request must arrive whole within this; else 408 "
+                                                "(default %(default)s)")
+    limits.add_argument("--keep-alive-timeout", type=_positive_float, default=defaults.keep_alive_timeout,
+                        metavar="SECONDS", help="an idle connection is closed after this (default %(default)s)")
+    limits.add_argument("--max-connections", type=_positive_int, default=defaults.max_connections, metavar="N",
+                        help="connections at once per port; past it the longest-waiting one makes room, "
+                             "or 503 when all are busy (default %(default)s)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log accepted events and requests")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number above 0")
+    return int(text)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text) if text.isascii() else -1.0
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 86_400:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
+def http_limits_from_args(args: argparse.Namespace) -> HttpLimits:
+    return HttpLimits(max_request_line=args.max_request_line, max_head_bytes=args.max_header_size,
+                      request_timeout=args.request_timeout, keep_alive_timeout=args.keep_alive_timeout,
+                      max_connections=args.max_connections)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,6 +109,7 @@ async def _run(args: argparse.Namespace, token: str) -> None:
     simulator = await start_simulator(
         args.scenario, host=args.host, api_port=args.api_port, publisher_port=args.publisher_port,
         access_token=token, seed=args.seed, edition=args.edition, faults=args.faults,
+        http_limits=http_limits_from_args(args),
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -39,6 +39,11 @@ _PREFLIGHT_HEADERS = [
 ]
 
 
+def refusal_reply(status: int, text: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """A request refused by the port's limits (simulator/http/limits.py), in the API's envelope."""
+    return _JSON_HEADERS, error_body(status, text)
+
+
 class Reply(Exception):
     """Ends a request early with a status and a body (how every error leaves a handler)."""
 
