@@ -20,6 +20,7 @@ from simulator.world.events import AcceptedEvent
 from simulator.world.scenario import Scenario, StreamSpec
 from simulator.world.topology import SERVER_ROW, App, Stream, Vhost
 from simulator.world.traffic import Traffic
+from simulator.world.truth import Direction, Ledger, rate_bps
 
 Level = Literal["server", "vhost", "app", "stream"]
 
@@ -45,6 +46,8 @@ class World:
         self.apps_by_row: list[App] = []
         self.streams_by_row: list[Stream] = []
         self.traffic = Traffic(seed, max(16, scenario.stream_count))
+        self._ledgers: dict[tuple[Level, int], Ledger] = {}
+        """Byte totals of the nodes a test watches (`watch_bytes`), at every change."""
         self._event_seq = itertools.count(1)
         self._stream_serial = itertools.count(1)
         for vhost_spec in scenario.vhosts:
@@ -77,9 +80,7 @@ class World:
         return (s for s in self.streams_by_row if s.live)
 
     def counters(self, level: Level, row: int) -> dict[str, object]:
-        table = {"server": self.server, "vhost": self.vhost_table, "app": self.app_table,
-                 "stream": self.stream_table}[level]
-        return table.snapshot(row)
+        return self._table(level).snapshot(row)
 
     # -- time --------------------------------------------------------------------------------------
 
@@ -96,6 +97,7 @@ class World:
         delta_in, delta_out = self.traffic.step(dt, len(self.streams_by_row))
         self._apply_bytes(delta_in, delta_out, now_ms)
         self._publish_connections(now_ms)
+        self._record_truth(now_ms)
         self.revision += 1
         for hook in self.after_tick:
             hook(now_ms)
@@ -227,7 +229,69 @@ class World:
         self.app_table.add_bytes_out_row(stream.app_row, nbytes, now_ms)
         self.vhost_table.add_bytes_out_row(self.apps_by_row[stream.app_row].vhost_row, nbytes, now_ms)
         self.server.add_bytes_out_row(SERVER_ROW, nbytes, now_ms)
+        self._record_truth(now_ms)
         self.revision += 1
+
+    # -- the truth, for tests -------------------------------------------------------------------------
+
+    def watch_bytes(self, path: str) -> None:
+        """Start recording the exact byte totals of a node: `""` (the server), `"vhost"`, `"vhost/app"` or
+        `"vhost/app/stream"` (the stream live now; a later stream of the same name is another node).
+        Idempotent. Read them back with `bytes_at` and `true_rate`."""
+        key = self._node(path)
+        if key not in self._ledgers:
+            self.advance()
+            self._ledgers[key] = Ledger()
+            self._record_truth(self.clock.now_ms())
+
+    def bytes_at(self, path: str, time_ms: int | None = None) -> tuple[int, int]:
+        """Exact (bytes in, bytes out) of a watched node at world time `time_ms` (default now), as the
+        statistics showed them at that moment. Raises KeyError if the node is not watched."""
+        self.advance()
+        return self._ledger(path).at(self.clock.now_ms() if time_ms is None else time_ms)
+
+    def true_rate(self, path: str, direction: Direction, window_s: float, end_ms: int | None = None) -> float:
+        """The true rate of a watched node in bits per second over the `window_s` seconds of world time
+        ending at `end_ms` (default now): every byte counted in that window, synthetic ticks and real
+        clients' responses alike, over the window's length. Across a server restart (`restart` fault)
+        the totals start again from 0, as the counters do."""
+        self.advance()
+        end = self.clock.now_ms() if end_ms is None else end_ms
+        return rate_bps(self._ledger(path), direction, end - round(window_s * 1000), end)
+
+    def _ledger(self, path: str) -> Ledger:
+        ledger = self._ledgers.get(self._node(path))
+        if ledger is None:
+            raise KeyError(f"{path!r} is not watched: call watch_bytes({path!r}) first")
+        return ledger
+
+    def _node(self, path: str) -> tuple[Level, int]:
+        parts = path.split("/") if path else []
+        found: Vhost | App | Stream | None
+        match parts:
+            case []:
+                return "server", SERVER_ROW
+            case [vhost]:
+                found = self.find_vhost(vhost)
+            case [vhost, app]:
+                found = self.find_app(vhost, app)
+            case [vhost, app, stream]:
+                found = self.find_stream(vhost, app, stream)
+            case _:
+                found = None
+        if found is None:
+            raise KeyError(f"no node {path!r} in the world")
+        level: Level = ("vhost", "app", "stream")[len(parts) - 1]
+        return level, found.row
+
+    def _table(self, level: Level) -> CounterTable:
+        return {"server": self.server, "vhost": self.vhost_table, "app": self.app_table,
+                "stream": self.stream_table}[level]
+
+    def _record_truth(self, now_ms: int) -> None:
+        for (level, row), ledger in self._ledgers.items():
+            columns = self._table(level).columns
+            ledger.record(now_ms, int(columns["bytes_in"][row]), int(columns["bytes_out"][row]))
 
 
 def _sum_rows(matrix: np.ndarray, groups: np.ndarray, size: int) -> np.ndarray:
