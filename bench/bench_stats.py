@@ -2,7 +2,10 @@
 and `scale` scenarios, side by side with the same uvicorn serving a trivial ASGI app that returns the
 same bytes. Also the cost of one world tick at 10,000 streams.
 
-    .venv/bin/python bench/bench_stats.py [--seconds 5] [--rounds 3] [--connections 32]
+    .venv/bin/python bench/bench_stats.py [--seconds 5] [--rounds 3] [--connections 32] [--baseline DIR]
+
+With --baseline (a checkout of older code, e.g. `git archive REV | tar -x -C DIR`), that code's simulator is
+served too (`demo before`, `scale before`) by the same Python, in the same interleaved rounds.
 
 Each server runs in its own process (pinned to CPU 0 when there are two or more); the load generator
 runs in another (pinned to CPU 1): wrk if it is installed (`apt-get install -y wrk`), else a small
@@ -138,10 +141,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(args: list[str]) -> tuple[subprocess.Popen[str], int]:
+def start_server(args: list[str], code: Path | None = None) -> tuple[subprocess.Popen[str], int]:
+    """A server in its own process; `code` is another checkout whose `simulator` package it imports."""
     port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(code)} if code else None
     process = subprocess.Popen([sys.executable, __file__, *args, str(port)], stdout=subprocess.PIPE, text=True,
-                               cwd=ROOT, preexec_fn=_pin(0))
+                               cwd=code or ROOT, preexec_fn=_pin(0), env=env)
     assert process.stdout is not None
     if process.stdout.readline().strip() != "ready":
         raise RuntimeError(f"server {args} did not start")
@@ -226,6 +231,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
+    parser.add_argument("--baseline", type=Path, default=None, help="a checkout of older code to serve too")
     args = parser.parse_args()
     use_wrk = args.client == "wrk" or (args.client == "auto" and shutil.which("wrk") is not None)
     load = run_wrk if use_wrk else run_python_client
@@ -234,6 +240,8 @@ def main() -> None:
     try:
         for scenario in ("demo", "scale"):
             servers[scenario] = start_server(["--serve-simulator", scenario])
+            if args.baseline:
+                servers[f"{scenario} before"] = start_server(["--serve-simulator", scenario], args.baseline.resolve())
         body = fetch(servers["demo"][1], PATHS["demo"])
         body_file = ROOT / "bench" / ".trivial_body.json"
         body_file.write_bytes(body)
@@ -243,6 +251,8 @@ def main() -> None:
             "demo": f"http://127.0.0.1:{servers['demo'][1]}{PATHS['demo']}",
             "scale": f"http://127.0.0.1:{servers['scale'][1]}{PATHS['scale']}",
         }
+        for scenario in ("demo", "scale") if args.baseline else ():
+            urls[f"{scenario} before"] = f"http://127.0.0.1:{servers[scenario + ' before'][1]}{PATHS[scenario]}"
         for url in urls.values():  # warm-up
             load(url, 1, args.connections)
         results: dict[str, list[float]] = {name: [] for name in urls}
@@ -262,7 +272,7 @@ def main() -> None:
     print(f"load generator: {client}, {args.seconds:g} s x {args.rounds} rounds (median), body {len(body)} bytes")
     print("| server | requests/s (median) | all rounds | vs trivial |")
     print("|---|---|---|---|")
-    for name in ("trivial", "demo", "scale"):
+    for name in urls:
         rounds = ", ".join(f"{v:,.0f}" for v in results[name])
         print(f"| {name} | {median[name]:,.0f} | {rounds} | {median[name] / median['trivial']:.2f} |")
     print(f"scale / demo: {median['scale'] / median['demo']:.2f}")

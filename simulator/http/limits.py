@@ -10,7 +10,7 @@ own httptools protocol with these checks in front of its parser:
   is closed without reading more;
 - a request must arrive whole (head and body) within `request_timeout` of its first byte, and a new
   connection must send one within that time: otherwise 408 (or, with nothing of a request received, a
-  plain close), as a slow-loris client gets;
+  plain close), as a slow-loris client gets (checked by one sweep per port, up to a second late);
 - an idle keep-alive connection is closed after `keep_alive_timeout` (uvicorn's own timer);
 - at most `max_connections` connections per port: a new one past it takes the place of the connection that
   has waited longest for its client (idle or still sending its request), so half-open connections cannot
@@ -102,7 +102,10 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._closing = False
         self._lingers = False
         self._drained = 0
-        self._deadline: asyncio.TimerHandle | None = None
+        self._arriving_since: float | None = None
+        """Loop time of the first byte of the request still arriving (or of the connection's start); None while
+        no request is arriving. A per-port sweep expires it: no timer per request on the hot path."""
+        self._linger: asyncio.TimerHandle | None = None
         self._waiting_since = 0.0
         """Loop time since which the connection waits for its client (no request of it being answered)."""
 
@@ -110,14 +113,16 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._waiting_since = self.loop.time()
-        self._arm_deadline()
+        self._waiting_since = self._arriving_since = self.loop.time()
+        self._watch_deadlines()
         if len(self.connections) > self.limits.max_connections:
             self._make_room()
 
     def connection_lost(self, exc: Exception | None) -> None:
         global _lingering
-        self._disarm_deadline()
+        self._arriving_since = None
+        if self._linger is not None:
+            self._linger.cancel()
         if self._lingers:
             self._lingers = False
             _lingering -= 1
@@ -145,8 +150,8 @@ class GuardedHttpProtocol(HttpToolsProtocol):
                 self.transport.abort()
             return
         if not self._in_body:
-            if self._deadline is None:  # the first bytes of a request: it has request_timeout to arrive whole
-                self._arm_deadline()
+            if self._arriving_since is None:  # a request's first bytes: it has request_timeout to arrive whole
+                self._arriving_since = self.loop.time()
             room = self.limits.max_head_bytes - self._head_bytes
             if len(data) > room:  # feed only what the limit allows; refuse unless the head ended in it
                 heads_done = self._heads_done
@@ -194,7 +199,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         self._in_body = False
-        self._disarm_deadline()
+        self._arriving_since = None
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
@@ -203,19 +208,39 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     # -- deadlines and refusals ------------------------------------------------------------------------
 
-    def _arm_deadline(self) -> None:
-        self._disarm_deadline()
-        self._deadline = self.loop.call_later(self.limits.request_timeout, self._expire)
+    _sweeper: asyncio.Task[None] | None = None
+    """One per port (per class made by `protocol_factory`): expires requests that arrive too slowly."""
 
-    def _disarm_deadline(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+    def _watch_deadlines(self) -> None:
+        cls = type(self)
+        if cls._sweeper is None or cls._sweeper.done():
+            cls._sweeper = self.loop.create_task(cls._sweep(self.connections, self.loop), name="http-deadlines")
+
+    @classmethod
+    async def _sweep(cls, connections: set[Any], loop: asyncio.AbstractEventLoop) -> None:
+        """While the port has connections: every quarter of the deadline (at most 1 s), expire each request
+        that has been arriving for `request_timeout` or more."""
+        period = min(1.0, cls.limits.request_timeout / 4)
+        while connections:
+            await asyncio.sleep(period)
+            expired_before = loop.time() - cls.limits.request_timeout
+            for connection in list(connections):
+                since = getattr(connection, "_arriving_since", None)
+                if since is not None and since <= expired_before:
+                    connection._expire()
+
+    @classmethod
+    async def stop_sweeping(cls) -> None:
+        """End the port's sweep (the server calls this once its listener is closed)."""
+        sweeper, cls._sweeper = cls._sweeper, None
+        if sweeper is not None:
+            sweeper.cancel()
+            await asyncio.gather(sweeper, return_exceptions=True)
 
     def _expire(self) -> None:
         """The client is too slow (or its connection is needed): 408 if it had begun a request, else a plain
         close; a request whose body is still arriving is closed (its handler sees the client leave)."""
-        self._deadline = None
+        self._arriving_since = None
         if self._closing or self.transport.is_closing():
             return
         if self._head_bytes and not self._in_body:
@@ -226,7 +251,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def _refuse(self, status: int, text: str) -> None:
         self._closing = True
-        self._disarm_deadline()
+        self._arriving_since = None
         headers, body = self.render_error(status, text)
         lines = [b"HTTP/1.1 %d %s\r\n" % (status, _REASONS[status]),
                  *(name + b": " + value + b"\r\n" for name, value in headers),
@@ -239,7 +264,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         _lingering += 1
         self._lingers = True
         self.transport.write_eof()
-        self._deadline = self.loop.call_later(_LINGER_S, self.transport.close)
+        self._linger = self.loop.call_later(_LINGER_S, self.transport.close)
 
 
 _warned_at: float | None = None

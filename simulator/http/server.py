@@ -19,7 +19,7 @@ import uvicorn
 from simulator.http.asgi import ASGIApp
 from simulator.http.event_validation import Edition
 from simulator.http.faults import FaultInjector, install_faults
-from simulator.http.limits import ErrorRenderer, HttpLimits, protocol_factory
+from simulator.http.limits import ErrorRenderer, GuardedHttpProtocol, HttpLimits, protocol_factory
 from simulator.http.management import ManagementApi, refusal_reply
 from simulator.world.clock import Clock, SystemClock
 from simulator.world.fault_spec import FaultSpec, fault_spec_from_table
@@ -68,6 +68,10 @@ class RunningSimulator:
             if task.get_name() == "world-ticker":
                 task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        for server in self._servers:
+            protocol = server.config.http_protocol_class
+            if issubclass(protocol, GuardedHttpProtocol):
+                await protocol.stop_sweeping()
         if self._publisher is not None:  # after the listeners: no request can start the sweeper again
             await self._publisher.close()
 
