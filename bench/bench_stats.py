@@ -225,6 +225,60 @@ def app_cost(calls: int = 50_000) -> dict[str, float]:
     return results
 
 
+def protocol_cost(requests: int = 20_000, rounds: int = 5) -> dict[str, float]:
+    """Microseconds of CPU per keep-alive request through uvicorn's httptools protocol and through the
+    simulator's GuardedHttpProtocol (its limits), in-process with a stub transport and a two-byte app."""
+    import uvicorn
+    import uvloop
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    from uvicorn.server import ServerState
+
+    from simulator.http.limits import HttpLimits, protocol_factory
+
+    request = f"GET {PATHS['demo']} HTTP/1.1\r\nHost: x\r\nAuthorization: {AUTH}\r\n\r\n".encode()
+
+    class Transport(asyncio.Transport):
+        def write(self, data: bytes | bytearray | memoryview) -> None:
+            pass
+
+        def get_extra_info(self, name: str, default: object = None) -> object:
+            return {"peername": ("127.0.0.1", 1), "sockname": ("127.0.0.1", 2)}.get(name, default)
+
+        def is_closing(self) -> bool:
+            return False
+
+        def close(self) -> None:  # uvicorn's keep-alive timer may fire once the measure is over
+            pass
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    async def per_request(protocol_class) -> float:  # type: ignore[no-untyped-def]
+        config = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, http=protocol_class,
+                                server_header=False, date_header=False)
+        config.load()
+        protocol = protocol_class(config=config, server_state=ServerState(), app_state={})
+        protocol.connection_made(Transport())
+        started = time.process_time()
+        for _ in range(requests):
+            protocol.data_received(request)
+            await asyncio.sleep(0)  # the request's task runs
+            await asyncio.sleep(0)
+        return (time.process_time() - started) / requests * 1e6
+
+    async def measure() -> dict[str, float]:
+        guarded = protocol_factory(HttpLimits(), lambda status, text: ([], b""))
+        results: dict[str, list[float]] = {"uvicorn httptools": [], "with the limits": []}
+        for _ in range(rounds):  # interleaved
+            results["uvicorn httptools"].append(await per_request(HttpToolsProtocol))
+            results["with the limits"].append(await per_request(guarded))
+        await guarded.stop_sweeping()
+        return {name: statistics.median(values) for name, values in results.items()}
+
+    return uvloop.run(measure())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
@@ -279,6 +333,9 @@ def main() -> None:
     costs = app_cost()
     print("application code per request (in-process, no server): "
           + ", ".join(f"{name} {value:.1f} us" for name, value in costs.items()))
+    protocol = protocol_cost()
+    print("protocol and a two-byte app per request (in-process, median of 5 x 20,000): "
+          + ", ".join(f"{name} {value:.2f} us" for name, value in protocol.items()))
     print(f"world tick at 10,000 streams: median {tick_median:.1f} ms, p90 {tick_p90:.1f} ms; "
           f"advance() with no tick due: {idle_us:.2f} us")
 

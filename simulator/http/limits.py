@@ -33,6 +33,8 @@ from typing import Any
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+_Base = HttpToolsProtocol
+
 log = logging.getLogger("simulator.limits")
 
 ErrorRenderer = Callable[[int, str], tuple[list[tuple[bytes, bytes]], bytes]]
@@ -107,7 +109,8 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         no request is arriving. A per-port sweep expires it: no timer per request on the hot path."""
         self._linger: asyncio.TimerHandle | None = None
         self._waiting_since = 0.0
-        """Loop time since which the connection waits for its client (no request of it being answered)."""
+        """Loop time of the connection's start or its latest request's first byte: the one with the earliest
+        makes room when the port is full (if it is waiting for its client, not being answered)."""
 
     # -- connection ----------------------------------------------------------------------------------
 
@@ -151,20 +154,26 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             return
         if not self._in_body:
             if self._arriving_since is None:  # a request's first bytes: it has request_timeout to arrive whole
-                self._arriving_since = self.loop.time()
-            room = self.limits.max_head_bytes - self._head_bytes
-            if len(data) > room:  # feed only what the limit allows; refuse unless the head ended in it
-                heads_done = self._heads_done
-                self._feed(data[:room])
-                if self._closing:
-                    return
-                if self._heads_done == heads_done:
-                    self._refuse(431, f"Request header is too large (limit {self.limits.max_head_bytes} bytes)")
-                    return
-                self.data_received(data[room:])
+                self._arriving_since = self._waiting_since = self.loop.time()
+            head_bytes = self._head_bytes + len(data)
+            if head_bytes > self.limits.max_head_bytes:
+                self._feed_up_to_the_limit(data)
                 return
-            self._head_bytes += len(data)
+            self._head_bytes = head_bytes
         self._feed(data)
+
+    def _feed_up_to_the_limit(self, data: bytes) -> None:
+        """Feed only what the head limit allows; refuse unless the head ended within it."""
+        room = self.limits.max_head_bytes - self._head_bytes
+        heads_done = self._heads_done
+        self._head_bytes += room
+        self._feed(data[:room])
+        if self._closing:
+            return
+        if self._heads_done == heads_done:
+            self._refuse(431, f"Request header is too large (limit {self.limits.max_head_bytes} bytes)")
+            return
+        self.data_received(data[room:])
 
     def _feed(self, data: bytes) -> None:
         """uvicorn's data_received, with a refusal raised by a callback answered in its own status."""
@@ -173,10 +182,9 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             self.parser.feed_data(data)
         except httptools.HttpParserCallbackError as error:
             refused = error.__context__
-            if isinstance(refused, _Refused):
-                self._refuse(refused.status, refused.text)
-                return
-            raise
+            if not isinstance(refused, _Refused):
+                raise
+            self._refuse(refused.status, refused.text)
         except httptools.HttpParserError:
             self.logger.warning("Invalid HTTP request received.")
             self.send_400_response("Invalid HTTP request received.")
@@ -186,25 +194,18 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             else:
                 self._unsupported_upgrade_warning()
 
-    def on_url(self, url: bytes) -> None:
-        super().on_url(url)
-        if len(self.url) > self.limits.max_request_line:
-            raise _Refused(414, f"Request line is too long (limit {self.limits.max_request_line} bytes)")
-
     def on_headers_complete(self) -> None:
+        if len(self.url) > self.limits.max_request_line:  # the whole head is within max_head_bytes already
+            raise _Refused(414, f"Request line is too long (limit {self.limits.max_request_line} bytes)")
         self._heads_done += 1
         self._head_bytes = 0
         self._in_body = True
-        super().on_headers_complete()
+        _Base.on_headers_complete(self)  # not super(): this runs on every request
 
     def on_message_complete(self) -> None:
         self._in_body = False
         self._arriving_since = None
-        super().on_message_complete()
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        self._waiting_since = self.loop.time()
+        _Base.on_message_complete(self)
 
     # -- deadlines and refusals ------------------------------------------------------------------------
 
