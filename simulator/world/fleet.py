@@ -85,7 +85,7 @@ class EdgeLink:
         pulls = origin.traffic.relay_pulls
         for row, (source, mirror) in list(self._pulls.items()):
             if live.get(row) is not source:
-                edge.end_stream(mirror, now_ms)
+                edge.end_stream(mirror, now_ms, publish=False)
                 del self._pulls[row]
                 if origin.traffic.alive[row]:  # a stream that ended has no pulls left to count
                     pulls[row] -= 1
@@ -94,7 +94,7 @@ class EdgeLink:
                 continue
             spec = StreamSpec(source.name, "ovt", source.bitrate_kbps, source.audience * self.audience_share,
                               permanent=True)
-            mirror = edge.start_stream(source.vhost, source.app, spec, now_ms)
+            mirror = edge.start_stream(source.vhost, source.app, spec, now_ms, publish=False)
             mirror.events = source.events
             self._pulls[row] = (source, mirror)
             pulls[row] += 1
@@ -102,6 +102,7 @@ class EdgeLink:
         self._edge_rows = np.fromiter((m.row for _, m in self._pulls.values()), dtype=np.int64,
                                       count=len(self._pulls))
         self._seen_revision = origin.topology_revision
+        edge.refresh_connections(now_ms)
         origin.refresh_connections(now_ms)
 
 

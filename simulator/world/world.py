@@ -178,11 +178,12 @@ class World:
         self.topology_revision += 1
         return stream
 
-    def end_stream(self, stream: Stream, now_ms: int | None = None) -> None:
+    def end_stream(self, stream: Stream, now_ms: int | None = None, *, publish: bool = True) -> None:
         """The input stops: the stream disappears from listings and answers 404; parents keep its bytes.
 
         `now_ms` is the tick's time when churn ends a stream while ticks are caught up, so that no
-        timestamp written afterwards by an earlier tick goes back in time.
+        timestamp written afterwards by an earlier tick goes back in time. Without `publish` the connection
+        counts wait for `refresh_connections` (a fleet's edge starts and ends many streams at once).
         """
         if not stream.live:
             return
@@ -191,11 +192,13 @@ class World:
         app = self.vhosts[stream.vhost].apps[stream.app]
         del app.streams[stream.name]
         self.traffic.remove_stream(stream.row)
-        self._publish_connections(now_ms)
+        if publish:
+            self._publish_connections(now_ms)
         self.topology_revision += 1
         self.revision += 1
 
-    def start_stream(self, vhost: str, app: str, spec: StreamSpec, now_ms: int | None = None) -> Stream:
+    def start_stream(self, vhost: str, app: str, spec: StreamSpec, now_ms: int | None = None, *,
+                     publish: bool = True) -> Stream:
         target = self.find_app(vhost, app)
         if target is None:
             raise KeyError(f"{vhost}/{app}")
@@ -203,7 +206,8 @@ class World:
             raise ValueError(f"stream {spec.name} already exists")
         now_ms = self.clock.now_ms() if now_ms is None else now_ms
         stream = self._start_stream(target, spec, now_ms)
-        self._publish_connections(now_ms)
+        if publish:
+            self._publish_connections(now_ms)
         self.revision += 1
         return stream
 
