@@ -46,7 +46,7 @@ class Host(AdOpsActions, App[None]):
     def __init__(self, settings: Settings, clock: SharedClock, audit_path: Path, read_only: bool = False) -> None:
         super().__init__()
         settings = settings.model_copy(update={"read_only": read_only})
-        self.session = connector(clock, audit_path=audit_path, follow_playlists=False)(settings)
+        self.session = connector(clock, audit_path=audit_path)(settings)
 
     def on_mount(self) -> None:
         self.adops_attach(self.session)
@@ -83,8 +83,8 @@ async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_p
     simulator, clock = sim
     app = Host(_settings(simulator), clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
-        watcher = app.adops().stream(STREAM).watcher
-        assert await watcher.poll_once()
+        watcher = app.adops().stream(STREAM).follower
+        assert await watcher.read_once()
         await pilot.press("o")
         assert isinstance(app.screen, CueOutDialog)
         assert app.screen.query_one("#seconds", Input).value == "30"  # the config's default
@@ -101,20 +101,20 @@ async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_p
         assert "SCHEDULED" in _text(panel.query_one("#adbreak-state", Static))
         for _ in range(6):
             clock.advance(0.5)
-            await watcher.poll_once()
+            await watcher.read_once()
         await pilot.pause()
         state = _text(panel.query_one("#adbreak-state", Static))
         assert "ON AIR" in state and "left of 60 s" in state and "seen in playlist after" in state
         assert "#EXT-X-CUE-OUT:DURATION=60.000" in _text(panel.query_one("#adbreak-tail", Static))
         clock.advance(57)  # sent at 20 s; the splice is the next keyframe, 21 s: one second of the break left
-        await watcher.poll_once()
+        await watcher.read_once()
         app.screen.redraw()
         assert "0:01 left of 60 s" in _text(panel.query_one("#adbreak-state", Static))
         clock.advance(1)
-        await watcher.poll_once()
+        await watcher.read_once()
         app.screen.redraw()
         assert "ENDED" in _text(panel.query_one("#adbreak-state", Static))
-        assert app.adops().stream(STREAM).ad_break.view().state is BreakState.ENDED
+        assert app.adops().stream(STREAM).view().state is BreakState.ENDED
         await pilot.press("E")
         assert isinstance(app.screen, AdEventsScreen)
         table = app.screen.query_one(DataTable)
@@ -125,7 +125,7 @@ async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_p
         detail = str(app.screen.query_one("#event-detail", Static).content)
         assert '"duration": 60000' in detail and "seen in playlist after" in detail
     lines = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
-    assert [line["type"] for line in lines] == ["send", "confirmation"]
+    assert [line["type"] for line in lines] == ["intent", "outcome", "confirmation"]
     assert lines[0]["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 60000}]}
 
 
@@ -136,8 +136,8 @@ async def test_id3_dialog_frames_come_back_out_of_the_media(sim, tmp_path: Path)
     settings = _settings(simulator, id3_templates=[template], confirm=ConfirmSettings(id3=False))
     app = Host(settings, clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
-        watcher = app.adops().stream(STREAM).watcher
-        assert await watcher.poll_once()
+        watcher = app.adops().stream(STREAM).follower
+        assert await watcher.read_once()
         await pilot.press("m")
         dialog = app.screen
         assert isinstance(dialog, Id3Dialog)
@@ -162,7 +162,7 @@ async def test_id3_dialog_frames_come_back_out_of_the_media(sim, tmp_path: Path)
         assert _bodies(simulator) == [{"eventFormat": "id3v2", "eventType": "event", "events": sent}]
         for _ in range(4):
             clock.advance(0.5)
-            await watcher.poll_once()
+            await watcher.read_once()
         frames = app.adops_last_id3(STREAM)
         assert frames is not None
         assert {(f.frame_type, f.info, f.data) for f in frames} == {

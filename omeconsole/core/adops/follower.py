@@ -4,8 +4,8 @@ The reading is I/O (the reader, in `api`); the judging is pure (the matcher). Th
 them: it reloads the chunklist (blocking reload when the server offers it), fetches the parts the
 matcher asks for, and keeps one timer on the injected clock for the earliest deadline, re-armed when
 an expectation is added or met, so a verdict of "not seen within N s" comes at N s, not at the next
-tick of a polling loop. It runs only while its owner says so (`run()` as a task); deadlines run
-without it and say that the playlist was not being read.
+tick of a polling loop. It reads only while its owner says so (`run()` as a task, or `read_once()`);
+deadlines run without it and then say that the playlist was not being read.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class PlaylistFollower:
         self._report = report
         self._poll_interval = poll_interval
         self._blocking_ok = True
-        self._running = False
+        self._last_read_at: float | None = None
         self._timer: asyncio.Task[None] | None = None
         self._armed_for: float | None = None
 
@@ -74,27 +74,19 @@ class PlaylistFollower:
 
     async def run(self) -> None:
         """Read until cancelled: blocking reloads back to back, or one read per interval without them."""
-        self._running = True
-        try:
-            while True:
-                ok = await self.read_once(block=True)
-                if not ok:
-                    await self._clock.sleep(max(self._poll_interval, RETRY_AFTER_FAILURE_S))
-                elif self.latest is None or not self.latest.can_block_reload or self.latest.ended:
-                    await self._clock.sleep(self._poll_interval)
-        finally:
-            self._running = False
-
-    def stopped(self, why: str) -> None:
-        """The owner stopped reading: whatever still waits is not seen, and says why."""
-        self._deliver(self.matcher.abandon(why))
-        self._arm()
+        while True:
+            ok = await self.read_once(block=True)
+            if not ok:
+                await self._clock.sleep(max(self._poll_interval, RETRY_AFTER_FAILURE_S))
+            elif self.latest is None or not self.latest.can_block_reload or self.latest.ended:
+                await self._clock.sleep(self._poll_interval)
 
     async def read_once(self, *, block: bool = False) -> bool:
         """One read of the chunklist (blocking for the next part if asked and offered), then matching."""
         try:
             playlist, url = await self.reader.chunklist(self._block_params() if block and self._blocking_ok else None)
         except PlaylistUnreadable as exc:
+            self._last_read_at = self._clock.monotonic()
             # Start over from the multivariant next time: the stream may have restarted with new
             # chunklist names, and a blocking directive from the old one would fail forever.
             self.reader.forget_chunklist()
@@ -106,6 +98,7 @@ class PlaylistFollower:
         self._blocking_ok = True
         self.unavailable = None
         self.latest = playlist
+        self._last_read_at = self._clock.monotonic()
         self.first_read.set()
         self._report(PlaylistRead(playlist, url))
         now = self._clock.monotonic()
@@ -170,7 +163,9 @@ class PlaylistFollower:
 
     async def _expire_at(self, deadline: float) -> None:
         await self._clock.sleep(deadline - self._clock.monotonic())
-        why = self.unavailable if self._running else "the playlist was not being read"
+        now = self._clock.monotonic()
+        sent = min((e.sent_at for e in self.matcher.pending if e.deadline <= now + 1e-9), default=now)
+        read = self._last_read_at is not None and self._last_read_at >= sent
         self._timer = None
-        self._deliver(self.matcher.expire(self._clock.monotonic(), why))
+        self._deliver(self.matcher.expire(now, self.unavailable if read else "the playlist was not being read"))
         self._arm()

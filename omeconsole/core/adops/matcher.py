@@ -188,10 +188,6 @@ class ConfirmationMatcher:
         due = [e for e in self._pending.values() if e.deadline <= now + 1e-9]
         return [self._resolve(e, not_seen(e, why)) for e in due]
 
-    def abandon(self, why: str) -> list[Sighting]:
-        """Nothing will be read any more: every pending expectation is not seen, saying why."""
-        return [self._resolve(e, not_seen(e, why)) for e in list(self._pending.values())]
-
     def _resolve(self, expectation: Expectation, sighting: Sighting) -> Sighting:
         self._pending.pop(expectation.send_id, None)
         return sighting

@@ -9,6 +9,7 @@ host app provides `session` (ConsoleApp does).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, ClassVar, cast
 
@@ -19,6 +20,7 @@ from textual.message import Message
 
 from omeconsole.api.emsg import DecodedFrame
 from omeconsole.core.adops.controller import SendOutcome, StreamController
+from omeconsole.core.adops.matcher import Sighting
 from omeconsole.core.adops.operations import AdOps
 from omeconsole.core.adops.plan import SendPlan
 from omeconsole.core.config import Settings
@@ -176,15 +178,27 @@ class AdOpsActions:
 
     def _adops_start_send(self, controller: StreamController, plan: SendPlan) -> None:
         async def run() -> None:
-            with controller.watch():  # the playlist is read while this send waits for its confirmation
+            lease = controller.watch()  # the playlist is read until this send's confirmation is in
+            try:
                 outcome = await controller.send(plan, confirmed=plan.warning_codes)
-                self._adops_tell(outcome)
-                if outcome.action == "cue-out" and outcome.status == "accepted":
-                    self._adops_show_panel(controller.path)
-                if outcome.confirmation is not None:
-                    sighting = await outcome.confirmation
+            except BaseException:
+                lease.release()
+                raise
+            self._adops_tell(outcome)
+            if outcome.action == "cue-out" and outcome.status == "accepted":
+                self._adops_show_panel(controller.path)
+            if outcome.confirmation is None:
+                lease.release()
+                return
+
+            def confirmed(future: asyncio.Future[Sighting]) -> None:
+                lease.release()
+                if not future.cancelled():
+                    sighting = future.result()
                     self._adops_app.notify(visible(f"{controller.path}: {sighting.detail}"), title=sighting.kind,
                                            severity="information" if sighting.seen else "warning", markup=False)
+
+            outcome.confirmation.add_done_callback(confirmed)
 
         self._adops_app.run_worker(run(), group="adops-send", exit_on_error=False)
 
