@@ -202,9 +202,12 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
         caught.append(signum)
         task.cancel()
 
+    try:
+        session = connector(SystemClock())(settings)
+    except ValueError as error:  # an API URL the client cannot use
+        raise UsageError(str(error)) from None
     for signum in INTERRUPTING:
         loop.add_signal_handler(signum, interrupt, signum)
-    session = connector(SystemClock())(settings)
     try:
         return await _dispatch(session, args)
     except asyncio.CancelledError:
@@ -250,9 +253,6 @@ def _command(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_run(settings, args))
     except UsageError as error:
-        complain(str(error))
-        return exit_codes.USAGE
-    except ValueError as error:  # an API URL the client cannot use
         complain(str(error))
         return exit_codes.USAGE
     except OmeError as error:

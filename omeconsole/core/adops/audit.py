@@ -196,7 +196,14 @@ class AuditLog:
 
 
 def _dumps(record: dict[str, Any]) -> bytes:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Compact JSON as UTF-8; a lone surrogate (from a server's `\\ud800` escape) is written as that escape."""
+    return json_bytes(record)
+
+
+def json_bytes(value: Any) -> bytes:
+    """`value` as compact JSON in UTF-8, never failing on text that is not valid Unicode: a lone surrogate
+    (a server's `\\ud800` escape, a non-UTF-8 command-line argument) becomes its JSON escape."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace")
 
 
 def _write_all(fd: int, data: bytes) -> None:

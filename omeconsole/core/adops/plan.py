@@ -19,6 +19,7 @@ from omeconsole.api.client import event_body
 from omeconsole.api.emsg import DecodedFrame
 from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3EventType, Id3Frame
 from omeconsole.core.adops.ad_break import BreakState, BreakView
+from omeconsole.core.adops.audit import json_bytes
 from omeconsole.core.adops.matcher import ExpectKind, Rendition, expected_frames
 from omeconsole.model.paths import NodePath
 
@@ -193,6 +194,6 @@ def _refusal(given: PlanInput) -> PlanRefusal | None:
 def _plan(given: PlanInput, action: Action, api_action: ApiAction, body: Any, warnings: list[PlanWarning],
           refusal: PlanRefusal | None, *, expect: ExpectKind | None = None, frames: tuple[DecodedFrame, ...] = (),
           rendition: Rendition = "video", planned_s: float | None = None) -> SendPlan:
-    content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    content = json_bytes(body)
     return SendPlan(given.send_id, action, given.target, api_action, given.api_path_of[api_action], given.server,
                     given.profile, body, content, tuple(warnings), refusal, expect, frames, rendition, planned_s)
