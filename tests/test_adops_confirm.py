@@ -65,7 +65,8 @@ async def test_whole_break_through_the_panel_states_with_playlist_confirmation(s
     controller = ops.stream(STREAM)
     assert await controller.follower.read_once()  # the baseline read before the send
     plan = controller.plan_cue_out(15)
-    assert plan.warnings == () and plan.body == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 15000}]}
+    assert plan.warnings == ()
+    assert plan.body == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 15000}]}
     outcome = await controller.send(plan)
     assert outcome.status == "accepted" and outcome.http_status == 200
     assert controller.view().state is BreakState.SCHEDULED

@@ -56,7 +56,7 @@ class HostileServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_GET(self) -> None:  # noqa: N802 - the http.server API
+            def do_GET(self) -> None:
                 text = outer.text
                 if self.path == "/v1/vhosts":
                     self._reply(200, {"message": "OK", "statusCode": 200, "response": [text, "plain"]})
@@ -73,7 +73,7 @@ class HostileServer:
                     self._reply(404, {"message": f"[HTTP] Could not find the application: [{text}] (404)",
                                       "statusCode": 404})
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 self._reply(200, {"message": outer.text, "statusCode": 200})
 
