@@ -58,6 +58,7 @@ class PlaylistFollower:
         self._poll_interval = poll_interval
         self._blocking_ok = True
         self._last_read_at: float | None = None
+        self._reading_since: float | None = None
         self._timer: asyncio.Task[None] | None = None
         self._armed_for: float | None = None
 
@@ -83,6 +84,7 @@ class PlaylistFollower:
 
     async def read_once(self, *, block: bool = False) -> bool:
         """One read of the chunklist (blocking for the next part if asked and offered), then matching."""
+        self._reading_since = self._clock.monotonic()
         try:
             playlist, url = await self.reader.chunklist(self._block_params() if block and self._blocking_ok else None)
         except PlaylistUnreadable as exc:
@@ -95,6 +97,8 @@ class PlaylistFollower:
             self.first_read.set()
             self._report(PlaylistUnavailable(str(exc)))
             return False
+        finally:
+            self._reading_since = None
         self._blocking_ok = True
         self.unavailable = None
         self.latest = playlist
@@ -165,7 +169,12 @@ class PlaylistFollower:
         await self._clock.sleep(deadline - self._clock.monotonic())
         now = self._clock.monotonic()
         sent = min((e.sent_at for e in self.matcher.pending if e.deadline <= now + 1e-9), default=now)
-        read = self._last_read_at is not None and self._last_read_at >= sent
+        if self._last_read_at is not None and self._last_read_at >= sent:
+            why = self.unavailable
+        elif self._reading_since is not None:
+            why = "no playlist read finished: the publisher is slow or silent"
+        else:
+            why = "the playlist was not being read"
         self._timer = None
-        self._deliver(self.matcher.expire(now, self.unavailable if read else "the playlist was not being read"))
+        self._deliver(self.matcher.expire(now, why))
         self._arm()
