@@ -18,8 +18,9 @@ TOKEN = "cli-wait-token"
 BIN = Path(sys.executable).parent
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def simulator() -> Iterator[tuple[str, str]]:
+    """A fresh server per test: the marker rules (no out within 1.5 segments of an in) carry state."""
     process = subprocess.Popen(
         [str(BIN / "ome-simulator"), "--api-port", "0", "--publisher-port", "0", "--access-token", TOKEN,
          "--seed", "3"],
