@@ -253,3 +253,36 @@ async def test_id3_template_from_the_config_fills_the_dialog(sim, tmp_path: Path
         assert isinstance(app.screen, StreamScreen)
     assert _bodies(simulator) == [{"eventFormat": "id3v2", "eventType": "audio", "events": [
         {"frameType": "TIT2", "data": "Track"}, {"frameType": "TXXX", "info": "artist", "data": "Band"}]}]
+
+
+async def test_the_confirmation_shows_the_request_and_a_warning_asks_even_with_confirmation_off(
+        sim, tmp_path: Path) -> None:
+    simulator, _clock = sim
+    app = Host(_settings(simulator, confirm=ConfirmSettings(cue_in=False)), _clock, tmp_path / "audit.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert await app.adops().stream(STREAM).follower.read_once()  # the playlist: no break on air
+        await pilot.press("i")
+        assert isinstance(app.screen, ConfirmSend)  # asked although cue_in confirmation is off
+        texts = [str(w.content) for w in app.screen.query(Static)]
+        assert any("no ad break is on air" in t for t in texts)
+        plan_text = str(app.screen.query_one("#plan", Static).content)
+        assert plan_text.startswith("POST /v1/vhosts/default/apps/app/streams/stream:sendEvent on 127.0.0.1:")
+        assert '"cueType": "in"' in plan_text
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+    assert _bodies(simulator) == []
+
+
+async def test_the_events_screen_shows_a_send_killed_in_flight_as_outcome_unknown(sim, tmp_path: Path) -> None:
+    simulator, clock = sim
+    audit = tmp_path / "audit.jsonl"
+    audit.write_text(json.dumps({"type": "intent", "id": "abc", "time": "2026-01-01T12:00:00.000+00:00",
+                                 "server": "ome.example:8081", "profile": "prod", "vhost": "default", "app": "app",
+                                 "stream": "stream", "action": "cue-out", "path": "/x",
+                                 "body": {"eventFormat": "cue"}}) + "\n")
+    app = Host(_settings(simulator), clock, audit)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press("E")
+        assert isinstance(app.screen, AdEventsScreen)
+        row = [str(cell) for cell in app.screen.query_one(DataTable).get_row_at(0)]
+        assert row[2] == "cue-out" and row[3] == "unknown" and row[4] == "outcome unknown — check the playlist"
