@@ -17,10 +17,14 @@ from conftest import TEST_TOKEN, running_simulator
 from mutagen.id3 import ID3
 
 from omeconsole.api.client import OmeClient
+from omeconsole.api.hls import MediaPlaylist
+from omeconsole.api.publisher import PublisherReader
 from omeconsole.api.wire import Id3Frame
 from omeconsole.core.adops.ad_break import BreakState
+from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.adops.controller import StreamController
 from omeconsole.core.adops.operations import AdOps
+from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
@@ -215,3 +219,37 @@ async def test_the_follower_recovers_when_a_stream_ends_and_starts_again(sim, op
     clock.advance(13)
     assert await controller.follower.read_once(block=True), controller.playlist_problem
     assert controller.playlist_problem is None and controller.playlist is not None
+
+
+class BrokenOnceReader(PublisherReader):
+    """A reader whose first read fails with a bug of its own (not a PlaylistUnreadable)."""
+
+    failed = False
+
+    async def chunklist(self, block: dict[str, str] | None = None) -> tuple[MediaPlaylist, str]:
+        if not self.failed:
+            self.failed = True
+            raise RuntimeError("a bug in the reader")
+        return await super().chunklist(block)
+
+
+async def test_an_unexpected_error_in_a_read_is_said_and_reading_goes_on(sim, tmp_path) -> None:
+    simulator, clock = sim
+    changes: list[NodePath] = []
+    async with OmeClient(simulator.api_url, TEST_TOKEN) as client:
+        ops = AdOps(client, AuditLog(tmp_path / "audit.jsonl"), clock,
+                    ServerContext(client.api_url, None, read_only=False), publisher_url=simulator.publisher_url,
+                    reader=lambda path: BrokenOnceReader(simulator.publisher_url, path.app or "", path.stream or ""))
+        ops.observe(changes.append)
+        controller = ops.stream(STREAM)
+        try:
+            with controller.watch():
+                await asyncio.wait_for(controller.follower.first_read.wait(), 10)
+                assert controller.playlist_problem == "unexpected error: RuntimeError: a bug in the reader"
+                while controller.playlist is None:  # the retry waits 2 s on the console's clock
+                    clock.advance(0.5)
+                    await asyncio.sleep(0.01)
+                assert controller.playlist_problem is None and STREAM in changes
+        finally:
+            await ops.aclose()
+        clock.advance(30)  # the publisher still holds the last blocked reload until its 503 deadline

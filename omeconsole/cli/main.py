@@ -215,7 +215,7 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
             raise
         name = signal.Signals(caught[0]).name
         if args.command in sends.SENDS:
-            complain(f"interrupted by {name}: a request already sent is logged with its outcome unknown — "
+            complain(f"interrupted by {name}: a request that was in flight is logged with its outcome unknown — "
                      "check the playlist before sending again")
         else:
             complain(f"interrupted by {name}")

@@ -76,7 +76,13 @@ class PlaylistFollower:
     async def run(self) -> None:
         """Read until cancelled: blocking reloads back to back, or one read per interval without them."""
         while True:
-            ok = await self.read_once(block=True)
+            try:
+                ok = await self.read_once(block=True)
+            except Exception as exc:  # a reader must never die silently behind a panel
+                self.unavailable = f"unexpected error: {type(exc).__name__}: {exc}"
+                self.first_read.set()
+                self._report(PlaylistUnavailable(self.unavailable))
+                ok = False
             if not ok:
                 await self._clock.sleep(max(self._poll_interval, RETRY_AFTER_FAILURE_S))
             elif self.latest is None or not self.latest.can_block_reload or self.latest.ended:
