@@ -19,11 +19,11 @@ import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from omeconsole.api.publisher import default_publisher_url
 from omeconsole.api.wire import Id3EventType, Id3Frame
 
 CONFIG_ENV = "OMECONSOLE_CONFIG"
@@ -32,8 +32,6 @@ TOKEN_ENV = {"OME_ACCESS_TOKEN": "token", "OME_ACCESS_TOKEN_FILE": "token_file"}
 TOKEN_SOURCES = ("token", "token_file", "token_command")
 TOKEN_COMMAND_TIMEOUT_S = 10.0
 MAX_TOKEN_BYTES = 64 * 1024
-DEFAULT_PUBLISHER_PORT = 3333
-"""The server's default LL-HLS / HLS port."""
 
 Warn = Callable[[str], None]
 
@@ -94,16 +92,9 @@ class Settings(BaseModel):
 
 
 def publisher_base(api_url: str, configured: str | None = None) -> str:
-    """The one rule for where playlists are read: the configured publisher URL, else the management
-    API's host on port 3333 (https when the API is https). Used by the console and the command line."""
-    if configured:
-        return configured.rstrip("/")
-    parts = urlsplit(api_url)
-    host = parts.hostname or "127.0.0.1"
-    if ":" in host:
-        host = f"[{host}]"
-    scheme = "https" if parts.scheme == "https" else "http"
-    return urlunsplit((scheme, f"{host}:{DEFAULT_PUBLISHER_PORT}", "", "", ""))
+    """The one rule for where playlists are read, used by the console and the command line alike: the
+    configured publisher URL, else the management API's host on the server's default port, 3333."""
+    return configured.rstrip("/") if configured else default_publisher_url(api_url)
 
 
 def config_path() -> Path:
