@@ -19,6 +19,9 @@ from omeconsole.core.adops.audit import (
     Intent,
     default_audit_path,
 )
+from omeconsole.core.clock import FakeClock
+from omeconsole.core.config import Settings
+from omeconsole.core.session import connector
 
 FIXED = datetime(2026, 1, 1, 12, 0, 0, 123000, tzinfo=UTC)
 BODY = b'{"eventFormat":"cue","events":[{"cueType":"out","duration":30000}]}'
@@ -163,3 +166,16 @@ def test_a_missing_file_reads_as_empty_the_env_moves_it_and_demo_sends_have_thei
     monkeypatch.delenv(AUDIT_ENV)
     assert default_audit_path().name == "audit.jsonl"
     assert default_audit_path(demo=True) == default_audit_path().with_name("demo-audit.jsonl")
+
+
+async def test_the_demo_session_writes_its_own_log_and_says_it_is_the_demo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(AUDIT_ENV, str(tmp_path / "audit.jsonl"))
+    settings = Settings(api_url="http://user:pw@127.0.0.1:8081", profile="prod")
+    demo = connector(FakeClock(), demo=True)(settings)
+    production = connector(FakeClock())(settings)
+    assert demo.audit.path == tmp_path / "demo-audit.jsonl" and production.audit.path == tmp_path / "audit.jsonl"
+    assert demo.context.demo and not production.context.demo
+    assert (production.context.host, production.context.profile) == ("127.0.0.1:8081", "prod")
+    await demo.aclose()
+    await production.aclose()

@@ -40,6 +40,7 @@ class HostileServer:
 
     def __init__(self) -> None:
         self.text = ""
+        self.posts = 0
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -75,6 +76,7 @@ class HostileServer:
 
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                outer.posts += 1
                 self._reply(200, {"message": outer.text, "statusCode": 200})
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -137,6 +139,24 @@ def test_no_server_text_can_drive_the_terminal(hostile: HostileServer, text: str
         assert_inert(out)
         assert_inert(err)
     assert json.loads(runs[1][1]) == [text, "plain"]  # escaped for the terminal, intact for machines
+
+
+def test_id3_frames_are_checked_before_anything_is_sent(hostile: HostileServer, monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    monkeypatch.setenv("OMECONSOLE_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.setenv("OMECONSOLE_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    common = ("default/app/stream", "--api-url", hostile.url, "--token", "t")
+    hostile.text = "OK"
+    before = hostile.posts
+    bad = run_in_process("id3", *common, "--frame", "APIC", "--data", "x")
+    empty = run_in_process("id3", *common, "--frame", "TXXX", "--info", "adId")
+    assert bad[0] == exit_codes.USAGE and b"APIC is not a frame id servers take" in bad[2]
+    assert empty[0] == exit_codes.NEEDS_FORCE and b"frame 1 (TXXX) has no value" in empty[2]
+    assert hostile.posts == before and not (tmp_path / "audit.jsonl").exists()
+    forced = run_in_process("id3", *common, "--frame", "TXXX", "--info", "adId", "--force", "--json")
+    assert forced[0] == exit_codes.OK and hostile.posts == before + 1
+    assert json.loads(forced[1])["body"] == [{"eventFormat": "id3v2", "eventType": "event",
+                                              "events": [{"frameType": "TXXX", "info": "adId"}]}]
 
 
 def test_help_says_why_token_is_unsafe_and_lists_every_exit_status() -> None:
