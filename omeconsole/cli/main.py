@@ -17,7 +17,7 @@ from typing import Any
 from omeconsole import __version__
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import OmeError
-from omeconsole.cli import wait_confirm
+from omeconsole.cli import alerts_cmd, exporter_cmd, wait_confirm
 from omeconsole.cli.commands import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, exit_code_for, run_with_client
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.clock import SystemClock
@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("path", help="vhost/app/stream")
     send.add_argument("--file", required=True, help="a JSON event set or array of them")
     send.add_argument("--json", action="store_true")
+    exporter_cmd.add_parser(add)
+    alerts_cmd.add_parser(add)
     config = add("config", "configuration file")
     config.add_argument("action", choices=("path",), help="path: print where the config file is looked for")
     return parser
@@ -176,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "ui":
         # No token is fine: the server answers 401 and the console asks for one.
         return _run_ui("omeconsole.ui.app", "run_app", settings, select=select)
+    if command == "alerts":
+        return asyncio.run(alerts_cmd.run(args))
     if select is not None:
         print(f"omeconsole: --select is for the console (ui, demo), not for {command}", file=sys.stderr)
         return EXIT_USAGE
@@ -183,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if token is None:
         print(_no_token(), file=sys.stderr)
         return EXIT_USAGE
+    if command == "exporter":
+        return exporter_cmd.run(settings, args)
     if settings.read_only and command in ("cue-out", "cue-in", "id3", "send-events"):
         print("omeconsole: read-only mode (--read-only or read_only in the config): nothing is sent", file=sys.stderr)
         return EXIT_REFUSED

@@ -37,10 +37,11 @@ HELP = {
                    "publishers (viewers and pushes); a current count, not a running total.",
     "connections_max": "Peak of the node's total outbound connections (maxTotalConnections).",
     "connections_max_ts": "Unix time at which that peak was last raised (maxTotalConnectionTime).",
-    "throughput": "The server's own throughput figures: stat=avg is bits per second over its last window of at "
-                  "least 1 s (avgThroughput*), stat=max the highest avg seen (maxThroughput*), stat=last the "
-                  "server's lastThroughput* byte count of that window times 8 (bits in the window: bits per second "
-                  "only when the window is 1 s). All freeze while ingest is stopped; prefer rate(ome_bytes_*_total).",
+    "throughput": "The server's own throughput figures in bytes per second (Prometheus' base unit; the server "
+                  "reports bits): stat=avg is avgThroughput*/8, the rate over the server's last window of at least "
+                  "1 s; stat=max is maxThroughput*/8, the highest avg seen; stat=last is lastThroughput*, the byte "
+                  "count of that window as the server reports it (bytes per second only when the window is 1 s). "
+                  "All freeze while ingest is stopped: prefer rate(ome_bytes_in_total) and rate(ome_bytes_out_total).",
     "up": "1 while the exporter's link to the server is connected (its last requests succeeded), else 0.",
     "server_info": "Always 1; the server's edition and version as detected, as labels.",
     "scrape_errors": "Reads of the server that failed (an error answer or none) since the exporter started.",
@@ -105,7 +106,7 @@ class Families:
         self.connections_max = GaugeMetricFamily("ome_connections_max", HELP["connections_max"])
         self.connections_max_ts = GaugeMetricFamily("ome_connections_max_timestamp_seconds",
                                                     HELP["connections_max_ts"])
-        self.throughput = GaugeMetricFamily("ome_throughput_bits_per_second", HELP["throughput"])
+        self.throughput = GaugeMetricFamily("ome_throughput_bytes_per_second", HELP["throughput"])
         self.up = GaugeMetricFamily("ome_up", HELP["up"])
         self.server_info = GaugeMetricFamily("ome_server_info", HELP["server_info"])
         self.scrape_errors = CounterMetricFamily("ome_scrape_errors", HELP["scrape_errors"])
@@ -143,9 +144,9 @@ class Families:
         for direction, avg, peak, last in (
                 ("in", stats.avg_throughput_in_bps, stats.max_throughput_in_bps, last_in),
                 ("out", stats.avg_throughput_out_bps, stats.max_throughput_out_bps, last_out)):
-            put(self.throughput, avg, direction=direction, stat="avg")
-            put(self.throughput, peak, direction=direction, stat="max")
-            put(self.throughput, None if last is None else last * 8, direction=direction, stat="last")
+            put(self.throughput, None if avg is None else avg / 8, direction=direction, stat="avg")
+            put(self.throughput, None if peak is None else peak / 8, direction=direction, stat="max")
+            put(self.throughput, last, direction=direction, stat="last")
         put(self.sample_age, age)
 
 
