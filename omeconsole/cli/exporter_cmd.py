@@ -86,12 +86,20 @@ async def _main(settings: Settings, args: argparse.Namespace) -> int:
         return await _serve(exporter, *args.listen)
 
 
+def configure_logging() -> None:
+    """Alert transitions and delivery failures at INFO on stderr; the HTTP library's own request lines are
+    kept out (it logs each request's full URL at INFO, and a webhook URL may carry a token in its query)."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    for wire in ("httpx", "httpcore"):
+        logging.getLogger(wire).setLevel(logging.WARNING)
+
+
 def run(settings: Settings, args: argparse.Namespace) -> int:
     host, _ = args.listen
     if not _loopback(host):
         print(f"omeconsole: warning: listening on {host}: anyone who can reach this port reads stream names, "
               "numbers and alerts (there is no authentication)", file=sys.stderr)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    configure_logging()
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(_main(settings, args))
     return EXIT_OK

@@ -37,7 +37,8 @@ class WebhookConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(default="", max_length=100)
-    url: str
+    url: str = Field(repr=False)
+    """Kept out of reprs: a receiver's URL may carry a token in its path or query."""
     headers: dict[str, str] = Field(default_factory=dict)
     headers_from_env: dict[str, str] = Field(default_factory=dict)
     headers_from_file: dict[str, str] = Field(default_factory=dict)

@@ -64,15 +64,18 @@ class WebhookDispatcher:
         self._clock = clock
         self._rng = rng or random.Random()
         self._queue: deque[bytes] = deque()
+        """Messages waiting; the one being delivered is `_sending`."""
+        self._sending: bytes | None = None
         self._ready = asyncio.Event()
         self._delivered = 0
         self._failed_attempts = 0
         self._dropped = 0
         self._last_error: str | None = None
         self._last_error_at: float | None = None
-        self._delivered_event = asyncio.Event()
+        self._settled = asyncio.Event()
 
     def submit(self, body: bytes) -> None:
+        """Queues `body` and returns at once; past `queue` waiting messages the oldest waiting one goes."""
         if len(self._queue) >= self.config.queue:
             self._queue.popleft()
             self._note_drop(f"queue full ({self.config.queue} messages): the oldest message was dropped")
@@ -81,8 +84,8 @@ class WebhookDispatcher:
 
     @property
     def stats(self) -> DeliveryStats:
-        return DeliveryStats(self.name, self._delivered, self._failed_attempts, self._dropped, len(self._queue),
-                             self._last_error, self._last_error_at)
+        return DeliveryStats(self.name, self._delivered, self._failed_attempts, self._dropped,
+                             len(self._queue) + (self._sending is not None), self._last_error, self._last_error_at)
 
     async def run(self) -> None:
         """Delivers until cancelled."""
@@ -90,42 +93,43 @@ class WebhookDispatcher:
             while not self._queue:
                 self._ready.clear()
                 await self._ready.wait()
-            body = self._queue[0]
-            delivered = await self._deliver(body)
-            if self._queue and self._queue[0] is body:  # not pushed out by a full queue meanwhile
-                self._queue.popleft()
-            if delivered:
-                self._delivered += 1
+            self._sending = self._queue.popleft()
+            try:
+                if await self._deliver(self._sending):
+                    self._delivered += 1
+            except Exception:  # a sender bug must not end deliveries for good
+                log.exception("webhook %s: delivery failed", self.name)
+                self._note_drop("delivery failed (see the log)")
+            finally:
+                self._sending = None
+                self._settled.set()
 
     async def drained(self) -> None:
         """Waits until every submitted message has been delivered or dropped."""
-        while self._queue:
-            self._delivered_event.clear()
-            await self._delivered_event.wait()
+        while self._queue or self._sending is not None:
+            self._settled.clear()
+            await self._settled.wait()
 
     async def _deliver(self, body: bytes) -> bool:
-        try:
-            for attempt in range(1, self.config.max_attempts + 1):
-                try:
-                    status = await self._poster.post(body)
-                except WebhookError as error:
-                    reason, retry = error.message, True
-                else:
-                    if 200 <= status < 300:
-                        return True
-                    reason = f"{self.name}: answered {status}"
-                    retry = status >= 500 or status in RETRY_STATUSES
-                self._failed_attempts += 1
-                self._last_error, self._last_error_at = reason, self._clock.monotonic()
-                if not retry:
-                    self._note_drop(f"{reason}: not retried")
-                    return False
-                if attempt < self.config.max_attempts:
-                    await self._clock.sleep(self._backoff(attempt))
-            self._note_drop(f"{self._last_error}: gave up after {self.config.max_attempts} attempts")
-            return False
-        finally:
-            self._delivered_event.set()
+        for attempt in range(1, self.config.max_attempts + 1):
+            try:
+                status = await self._poster.post(body)
+            except WebhookError as error:
+                reason, retry = error.message, True
+            else:
+                if 200 <= status < 300:
+                    return True
+                reason = f"{self.name}: answered {status}"
+                retry = status >= 500 or status in RETRY_STATUSES
+            self._failed_attempts += 1
+            self._last_error, self._last_error_at = reason, self._clock.monotonic()
+            if not retry:
+                self._note_drop(f"{reason}: not retried")
+                return False
+            if attempt < self.config.max_attempts:
+                await self._clock.sleep(self._backoff(attempt))
+        self._note_drop(f"{self._last_error}: gave up after {self.config.max_attempts} attempts")
+        return False
 
     def _backoff(self, attempt: int) -> float:
         delay: float = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2.0 ** (attempt - 1))
