@@ -59,15 +59,15 @@ class Rig:
     def firing(self) -> list[tuple[str, NodePath | None]]:
         return [(a.key.rule, a.key.path) for a in self.exporter.evaluator.firing()]
 
-    @property
-    def faults_on(self) -> bool:
+    def http_faults(self, on: bool) -> None:
+        """Switch the simulator's HTTP faults (the rig's `faults=`) on or off."""
         assert self.simulator.faults is not None
-        return self.simulator.faults.http.active
+        self.simulator.faults.http.active = on
 
-    @faults_on.setter
-    def faults_on(self, value: bool) -> None:
-        assert self.simulator.faults is not None
-        self.simulator.faults.http.active = value
+    def input_share(self, name: str, share: float) -> None:
+        """The stream's encoder sends `share` of its scenario's bit rate (0: stalled; the stream stays listed)."""
+        stream = self.stream(name)
+        self.simulator.world.traffic.bitrate_bps[stream.row] = stream.bitrate_kbps * 1000 * share
 
     async def get(self, path: str, **headers: str) -> httpx.Response:
         async with httpx.AsyncClient(base_url=self.base_url, timeout=10) as http:

@@ -26,9 +26,9 @@ async def test_a_flapping_link_raises_one_alert_not_one_per_flap(tmp_path: Path)
     async with exporter_rig(tmp_path, rules=rules, faults="reset=1") as rig:
         await rig.cycle(5)
         for _ in range(FLAPS):  # 4 s down, 4 s up: every request refused, then all fine again
-            rig.faults_on = True
+            rig.http_faults(True)
             await rig.cycle(4)
-            rig.faults_on = False
+            rig.http_faults(False)
             await rig.cycle(4)
         firing_during_flaps = [t.alert.key.rule for t in rig.transitions if t.alert.status is AlertStatus.FIRING]
         assert rig.firing() == [("steady", None)]  # still firing: the link was never up for 15 s
@@ -65,13 +65,11 @@ async def test_the_transition_hook_hears_each_change_once_and_a_failing_listener
 
             for _ in range(6):
                 await interval()
-            row = rig.stream("news").row
-            bitrate = rig.simulator.world.traffic.bitrate_bps[row]
-            rig.simulator.world.traffic.bitrate_bps[row] = 0
+            rig.input_share("news", 0)
             for _ in range(8):
                 await interval()
             assert evaluator.firing_paths() == {news: evaluator.firing()}
-            rig.simulator.world.traffic.bitrate_bps[row] = bitrate
+            rig.input_share("news", 1)
             for _ in range(4):
                 await interval()
     assert [(t.alert.status, t.alert.key.path, t.alert.key.server) for t in heard] == [

@@ -36,13 +36,13 @@ async def test_server_down_fires_after_its_threshold_and_resolves_after_the_hyst
     async with exporter_rig(tmp_path, rules=[rule], faults="reset=1") as rig:
         await rig.cycle(5)
         assert rig.transitions == []
-        rig.faults_on = True  # every request now ends in a TCP reset
+        rig.http_faults(True)  # every request now ends in a TCP reset
         took = await _cycles_until(rig, "firing", 10)
         assert 5 <= took <= 6  # no successful read for 5 s, seen at the next pass
         firing = rig.exporter.evaluator.firing()[0]
         assert firing.key.path is None and firing.severity == "critical" and firing.value is not None
         assert firing.value >= 5 and "no successful read" in firing.detail
-        rig.faults_on = False
+        rig.http_faults(False)
         took = await _cycles_until(rig, "resolved", 20)
         assert 10 <= took <= 13  # back within two intervals, then 10 s without the condition
     assert _statuses(rig) == [("firing", "server_down", None), ("resolved", "server_down", None)]
@@ -51,7 +51,7 @@ async def test_server_down_fires_after_its_threshold_and_resolves_after_the_hyst
 async def test_server_down_counts_from_the_start_when_the_server_never_answered(tmp_path: Path) -> None:
     rule = AlertRule(kind="server_down", after=3)
     async with exporter_rig(tmp_path, rules=[rule], faults="reset=1") as rig:
-        rig.faults_on = True
+        rig.http_faults(True)
         took = await _cycles_until(rig, "firing", 6)
     assert took == 3
 
@@ -60,15 +60,13 @@ async def test_ingest_stopped_fires_on_the_stalled_stream_only_and_resolves_when
     rule = AlertRule(kind="ingest_stopped", scope="default/*/*", after=5, keep_firing_for=3)
     async with exporter_rig(tmp_path, rules=[rule]) as rig:
         await rig.cycle(8)
-        news = rig.stream("news")
-        bitrate = rig.simulator.world.traffic.bitrate_bps[news.row]
-        rig.simulator.world.traffic.bitrate_bps[news.row] = 0  # the encoder stalls; the stream stays listed
+        rig.input_share("news", 0)  # the encoder stalls; the stream stays listed
         took = await _cycles_until(rig, "firing", 10)
         assert 5 <= took <= 7
         assert rig.firing() == [("ingest_stopped", rig.path("news"))]
         alert = rig.exporter.evaluator.firing()[0]
         assert alert.detail.startswith("no input bytes for") and alert.labels["stream"] == "news"
-        rig.simulator.world.traffic.bitrate_bps[news.row] = bitrate
+        rig.input_share("news", 1)
         took = await _cycles_until(rig, "resolved", 8)
         assert 3 <= took <= 5
     assert _statuses(rig) == [("firing", "ingest_stopped", rig.path("news")),
@@ -82,17 +80,14 @@ async def test_input_bitrate_drop_fires_below_its_share_of_the_median_and_resolv
     async with exporter_rig(tmp_path, rules=[rule]) as rig:
         await rig.cycle(45)  # more than half the window of normal input (jitter stays within 80-120 %)
         assert rig.transitions == []
-        stream = rig.stream("stream")
-        traffic = rig.simulator.world.traffic
-        normal = traffic.bitrate_bps[stream.row]
-        traffic.bitrate_bps[stream.row] = normal * 0.3
+        rig.input_share("stream", 0.3)
         took = await _cycles_until(rig, "firing", 5)
         assert took <= 3
         alert = rig.exporter.evaluator.firing()[0]
         assert alert.value is not None and 20 < alert.value < 40  # percent of the median
         await rig.cycle(40)  # a lasting drop does not become the new normal
         assert rig.firing() == [("input_bitrate_drop", rig.path("stream"))]
-        traffic.bitrate_bps[stream.row] = normal
+        rig.input_share("stream", 1)
         took = await _cycles_until(rig, "resolved", 10)
         assert 5 <= took <= 8
     assert [s for s, _, _ in _statuses(rig)] == ["firing", "resolved"]
@@ -164,12 +159,10 @@ async def test_a_pending_alert_that_clears_before_its_for_never_fires(tmp_path: 
     rule = AlertRule(kind="ingest_stopped", scope="default/app/news", after=2, **{"for": "10s"})
     async with exporter_rig(tmp_path, rules=[rule]) as rig:
         await rig.cycle(6)
-        news = rig.stream("news")
-        bitrate = rig.simulator.world.traffic.bitrate_bps[news.row]
-        rig.simulator.world.traffic.bitrate_bps[news.row] = 0
+        rig.input_share("news", 0)
         await rig.cycle(6)
         pending = rig.exporter.evaluator.alerts()
         assert [a.status for a in pending] == [AlertStatus.PENDING]
-        rig.simulator.world.traffic.bitrate_bps[news.row] = bitrate
+        rig.input_share("news", 1)
         await rig.cycle(12)
         assert rig.exporter.evaluator.alerts() == [] and rig.transitions == []

@@ -93,17 +93,6 @@ def _stall_rule(**more: Any) -> AlertRule:
                      keep_firing_for=2, severity="critical", **more)
 
 
-async def _stall(rig: Rig) -> float:
-    news = rig.stream("news")
-    bitrate = float(rig.simulator.world.traffic.bitrate_bps[news.row])
-    rig.simulator.world.traffic.bitrate_bps[news.row] = 0
-    return bitrate
-
-
-def _restore(rig: Rig, bitrate: float) -> None:
-    rig.simulator.world.traffic.bitrate_bps[rig.stream("news").row] = bitrate
-
-
 async def _until_transition(rig: Rig, status: str, limit: int = 15) -> None:
     for _ in range(limit):
         if any(t.alert.status.value == status for t in await rig.cycle()):
@@ -119,11 +108,11 @@ async def test_each_firing_and_resolution_reaches_the_receiver_once_in_alertmana
             rig.exporter.start_webhooks()
             dispatcher = rig.exporter.webhooks[0]
             await rig.cycle(6)
-            bitrate = await _stall(rig)
+            rig.input_share("news", 0)
             await _until_transition(rig, "firing")
             await rig.cycle(3)  # still firing: nothing more is sent
             await dispatcher.drained()
-            _restore(rig, bitrate)
+            rig.input_share("news", 1)
             await _until_transition(rig, "resolved")
             await rig.cycle(5)
             await dispatcher.drained()
@@ -154,7 +143,7 @@ async def test_a_500_is_retried_after_a_back_off_and_the_failure_is_visible(tmp_
             rig.exporter.start_webhooks()
             dispatcher = rig.exporter.webhooks[0]
             await rig.cycle(6)
-            await _stall(rig)
+            rig.input_share("news", 0)
             await _until_transition(rig, "firing")
             await receiver.wait_for(1)
             while not rig.console_clock.sleepers:  # the sender waits out its back-off on the console's clock
@@ -181,10 +170,10 @@ async def test_a_hanging_receiver_holds_up_neither_polling_nor_the_rules_nor_the
             rig.exporter.start_webhooks()
             dispatcher = rig.exporter.webhooks[0]
             await rig.cycle(6)
-            bitrate = await _stall(rig)
+            rig.input_share("news", 0)
             await _until_transition(rig, "firing")
             await receiver.wait_for(1)  # the receiver now holds the firing's POST open
-            _restore(rig, bitrate)
+            rig.input_share("news", 1)
             reads_before = rig.exporter.engine.requests_sent
             await _until_transition(rig, "resolved")  # the rules go on
             await rig.cycle(5)
@@ -211,7 +200,7 @@ async def test_a_full_queue_drops_its_oldest_waiting_message_and_counts_it(tmp_p
             rig.simulator.world.open_session(backup, "llhls")
             await _until_transition(rig, "firing")  # busy fires: its POST is held
             await receiver.wait_for(1)
-            await _stall(rig)
+            rig.input_share("news", 0)
             await _until_transition(rig, "firing")  # ingest stopped fires: waits
             rig.simulator.world.close_session(backup, "llhls")
             await _until_transition(rig, "resolved")  # busy resolves: pushes the waiting message out
@@ -235,7 +224,7 @@ async def test_secret_headers_never_reach_logs_errors_or_documents(tmp_path: Pat
             rig.exporter.start_webhooks()
             dispatcher = rig.exporter.webhooks[0]
             await rig.cycle(6)
-            await _stall(rig)
+            rig.input_share("news", 0)
             await _until_transition(rig, "firing")
             await dispatcher.drained()
             document = (await rig.get("/alerts")).text

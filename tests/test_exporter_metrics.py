@@ -212,7 +212,7 @@ def _spec(name: str) -> object:
 async def test_a_failed_server_keeps_the_exposition_valid_and_says_down(tmp_path: Path, accept: str) -> None:
     async with exporter_rig(tmp_path, faults="reset=1") as rig:
         await rig.cycle(2)
-        rig.faults_on = True
+        rig.http_faults(True)
         await rig.cycle(3)
         families = {f.name: f for f in parse_text((await rig.get("/metrics", accept=accept)).text)}
     assert families["ome_up"].samples[0].value == 0.0

@@ -12,10 +12,12 @@ import statistics
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Generic, TypeVar
 
 from omeconsole.core.alerts.audit_feed import CueSend
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.model.nodes import NodeState, NodeView
+from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
 
 MIN_BASELINE_READINGS = 5
@@ -47,6 +49,27 @@ def _usable(view: NodeView) -> Sample | None:
     return None
 
 
+Memory = TypeVar("Memory")
+
+
+class _NodeMeasure(Generic[Memory]):
+    """What every node measure shares: an ended stream is GONE (and forgotten), a node in trouble or never
+    read cannot be judged, and each node has its own memory of earlier readings."""
+
+    def __init__(self) -> None:
+        self._memory: dict[NodePath, Memory] = {}
+
+    def judge(self, view: NodeView) -> Judgement:
+        if view.state is NodeState.ENDED:
+            self._memory.pop(view.path, None)
+            return GONE
+        sample = _usable(view)
+        return UNKNOWN if sample is None else self._measure(view.path, sample)
+
+    def _measure(self, path: NodePath, sample: Sample) -> Judgement:
+        raise NotImplementedError
+
+
 @dataclass(slots=True)
 class _Still:
     created: datetime | None
@@ -54,24 +77,20 @@ class _Still:
     moved_at: float
 
 
-class IngestStopped:
+class IngestStopped(_NodeMeasure[_Still]):
     """Input total unchanged across readings at least `after` seconds apart, on a listed stream."""
 
     def __init__(self, rule: AlertRule) -> None:
+        super().__init__()
         self._after = rule.after or 0.0
-        self._seen: dict[object, _Still] = {}
 
-    def judge(self, view: NodeView) -> Judgement:
-        if view.state is NodeState.ENDED:
-            self._seen.pop(view.path, None)
-            return GONE
-        sample = _usable(view)
-        if sample is None or sample.stats.total_bytes_in is None:
-            return UNKNOWN
+    def _measure(self, path: NodePath, sample: Sample) -> Judgement:
         total, created = sample.stats.total_bytes_in, sample.stats.created
-        still = self._seen.get(view.path)
+        if total is None:
+            return UNKNOWN
+        still = self._memory.get(path)
         if still is None or still.created != created or total != still.total:
-            self._seen[view.path] = still = _Still(created, total, sample.at)
+            self._memory[path] = still = _Still(created, total, sample.at)
         quiet = sample.at - still.moved_at
         return Judgement(quiet >= self._after, quiet, f"no input bytes for {quiet:.0f} s")
 
@@ -81,10 +100,9 @@ class _Baseline:
     created: datetime | None
     rates: deque[tuple[float, float]] = field(default_factory=deque)
     last_at: float | None = None
-    holding: bool = False
 
 
-class InputBitrateDrop:
+class InputBitrateDrop(_NodeMeasure[_Baseline]):
     """The input rate below `below_percent` % of the median of the stream's own rates over `window`.
 
     The baseline stops learning while the condition holds, so a lasting drop keeps firing until the rate
@@ -92,20 +110,17 @@ class InputBitrateDrop:
     """
 
     def __init__(self, rule: AlertRule) -> None:
+        super().__init__()
         self._percent = rule.below_percent or 0.0
         self._window = rule.window or 0.0
-        self._baselines: dict[object, _Baseline] = {}
 
-    def judge(self, view: NodeView) -> Judgement:
-        if view.state is NodeState.ENDED:
-            self._baselines.pop(view.path, None)
-            return GONE
-        sample = _usable(view)
-        if sample is None or sample.rate_in_bps is None:
+    def _measure(self, path: NodePath, sample: Sample) -> Judgement:
+        rate = sample.rate_in_bps
+        if rate is None:
             return UNKNOWN
-        base = self._baselines.get(view.path)
+        base = self._memory.get(path)
         if base is None or base.created != sample.stats.created:
-            self._baselines[view.path] = base = _Baseline(sample.stats.created)
+            self._memory[path] = base = _Baseline(sample.stats.created)
         if base.last_at == sample.at:
             return UNKNOWN  # judged this reading already: nothing new
         base.last_at = sample.at
@@ -114,53 +129,47 @@ class InputBitrateDrop:
             rates.popleft()
         span = sample.at - rates[0][0] if rates else 0.0
         if len(rates) < MIN_BASELINE_READINGS or span < self._window / 2:
-            rates.append((sample.at, sample.rate_in_bps))
+            rates.append((sample.at, rate))
             return UNKNOWN
         median = statistics.median(r for _, r in rates)
         if median <= 0:
-            rates.append((sample.at, sample.rate_in_bps))
+            rates.append((sample.at, rate))
             return Judgement(False, None, "no input to drop from")
-        percent = 100 * sample.rate_in_bps / median
+        percent = 100 * rate / median
         holds = percent < self._percent
         if not holds:
-            rates.append((sample.at, sample.rate_in_bps))
-        return Judgement(holds, percent, f"input {bits_per_second(sample.rate_in_bps)}, {percent:.0f} % of its "
+            rates.append((sample.at, rate))
+        return Judgement(holds, percent, f"input {bits_per_second(rate)}, {percent:.0f} % of its "
                                          f"median {bits_per_second(median)}")
 
 
-class NoViewers:
+class NoViewers(_NodeMeasure[float]):
     """No outbound connections in every reading for at least `after` seconds."""
 
     def __init__(self, rule: AlertRule) -> None:
+        super().__init__()
         self._after = rule.after or 0.0
-        self._zero_since: dict[object, float] = {}
 
-    def judge(self, view: NodeView) -> Judgement:
-        if view.state is NodeState.ENDED:
-            self._zero_since.pop(view.path, None)
-            return GONE
-        sample = _usable(view)
-        if sample is None or sample.viewers is None:
+    def _measure(self, path: NodePath, sample: Sample) -> Judgement:
+        if sample.viewers is None:
             return UNKNOWN
         if sample.viewers > 0:
-            self._zero_since.pop(view.path, None)
+            self._memory.pop(path, None)
             return Judgement(False, 0.0, f"{sample.viewers} viewers")
-        since = self._zero_since.setdefault(view.path, sample.at)
+        since = self._memory.setdefault(path, sample.at)
         empty = sample.at - since
         return Judgement(empty >= self._after, empty, f"no viewers for {empty:.0f} s")
 
 
-class ViewersAbove:
+class ViewersAbove(_NodeMeasure[None]):
     """More outbound connections than `viewers` in the newest reading."""
 
     def __init__(self, rule: AlertRule) -> None:
+        super().__init__()
         self._limit = rule.viewers or 0
 
-    def judge(self, view: NodeView) -> Judgement:
-        if view.state is NodeState.ENDED:
-            return GONE
-        sample = _usable(view)
-        if sample is None or sample.viewers is None:
+    def _measure(self, path: NodePath, sample: Sample) -> Judgement:
+        if sample.viewers is None:
             return UNKNOWN
         return Judgement(sample.viewers > self._limit, float(sample.viewers),
                          f"{sample.viewers} viewers (limit {self._limit})")
