@@ -218,3 +218,24 @@ async def test_a_failed_server_keeps_the_exposition_valid_and_says_down(tmp_path
     assert families["ome_up"].samples[0].value == 0.0
     assert families["ome_scrape_errors"].samples[0].value >= 3
     assert min(s.value for s in families["ome_sample_age_seconds"].samples) >= 3.0  # the last numbers, and their age
+
+
+async def test_each_scrape_has_the_newest_reading_and_its_age(tmp_path: Path) -> None:
+    async def vhost_series(rig: Rig) -> tuple[float, float]:
+        """(ome_bytes_out_total, ome_sample_age_seconds) of the virtual host, from one scrape."""
+        families = {f.name: f for f in parse_text((await rig.get("/metrics")).text)}
+        total = next(s.value for s in families["ome_bytes_out"].samples if "app" not in s.labels)
+        age = next(s.value for s in families["ome_sample_age_seconds"].samples if "app" not in s.labels)
+        return total, age
+
+    async with exporter_rig(tmp_path) as rig:
+        await rig.cycle(5)
+        totals = []
+        for _ in range(3):
+            total, age = await vhost_series(rig)
+            assert total == rig.simulator.world.counters("vhost", 0)["bytes_out"]
+            rig.console_clock.advance(0.5)  # no poll in between: the same reading, half a second older
+            assert await vhost_series(rig) == (total, age + 0.5)
+            totals.append(total)
+            await rig.cycle()
+    assert len(set(totals)) == 3  # every interval's new reading, never an earlier one again

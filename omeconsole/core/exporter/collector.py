@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.samples import Sample as PromSample
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from omeconsole.core.alerts.audit_feed import AuditFeed
@@ -25,7 +26,7 @@ from omeconsole.core.clock import Clock
 from omeconsole.core.exporter.selection import choose_streams
 from omeconsole.model.nodes import NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.model.readings import NodeStats
+from omeconsole.model.readings import NodeStats, Sample
 
 MAX_LABEL_CHARS = 256
 HELP = {
@@ -125,29 +126,40 @@ class Families:
                 self.events_sent, self.alerts_firing, self.webhook_delivered, self.webhook_failed,
                 self.webhook_dropped, self.webhook_queue]
 
-    def node(self, labels: dict[str, str], stats: NodeStats, age: float) -> None:
-        def put(family: Metric, value: float | None, **extra: str) -> None:
-            if value is not None:
-                family.add_sample(family.name + ("_total" if family.type == "counter" else ""),
-                                  {**labels, **extra}, float(value))
+    def extend(self, entries: Iterable[tuple[str, PromSample]]) -> None:
+        """Adds samples built by `node_samples` to their families."""
+        for family, sample in entries:
+            getattr(self, family).samples.append(sample)
 
-        put(self.bytes_in, stats.total_bytes_in)
-        put(self.bytes_out, stats.total_bytes_out)
-        for direction, counts, known in (("in", stats.connections_in, PROVIDER_PROTOCOLS),
-                                         ("out", stats.connections_out, PUBLISHER_PROTOCOLS)):
-            for protocol, value in sorted(_bounded_protocols(counts or {}, known).items()):
-                put(self.connections, value, direction=direction, protocol=protocol)
-        put(self.connections_max, stats.max_total_connections)
-        peak_at = stats.max_total_connection_time
-        put(self.connections_max_ts, peak_at.timestamp() if peak_at is not None else None)
-        last_in, last_out = stats.last_throughput_in_bytes, stats.last_throughput_out_bytes
-        for direction, avg, peak, last in (
-                ("in", stats.avg_throughput_in_bps, stats.max_throughput_in_bps, last_in),
-                ("out", stats.avg_throughput_out_bps, stats.max_throughput_out_bps, last_out)):
-            put(self.throughput, None if avg is None else avg / 8, direction=direction, stat="avg")
-            put(self.throughput, None if peak is None else peak / 8, direction=direction, stat="max")
-            put(self.throughput, last, direction=direction, stat="last")
-        put(self.sample_age, age)
+
+def node_samples(labels: dict[str, str], stats: NodeStats) -> list[tuple[str, PromSample]]:
+    """One reading's samples as (family attribute, sample): built once per reading and reused by every
+    scrape until the engine reads the node again (a big server's scrape mostly repeats itself)."""
+    entries: list[tuple[str, PromSample]] = []
+
+    def put(family: str, name: str, value: float | None, **extra: str) -> None:
+        if value is not None:
+            entries.append((family, PromSample(name, {**labels, **extra}, float(value))))
+
+    put("bytes_in", "ome_bytes_in_total", stats.total_bytes_in)
+    put("bytes_out", "ome_bytes_out_total", stats.total_bytes_out)
+    for direction, counts, known in (("in", stats.connections_in, PROVIDER_PROTOCOLS),
+                                     ("out", stats.connections_out, PUBLISHER_PROTOCOLS)):
+        for protocol, value in sorted(_bounded_protocols(counts or {}, known).items()):
+            put("connections", "ome_connections", value, direction=direction, protocol=protocol)
+    put("connections_max", "ome_connections_max", stats.max_total_connections)
+    peak_at = stats.max_total_connection_time
+    put("connections_max_ts", "ome_connections_max_timestamp_seconds",
+        peak_at.timestamp() if peak_at is not None else None)
+    last_in, last_out = stats.last_throughput_in_bytes, stats.last_throughput_out_bytes
+    for direction, avg, peak, last in (
+            ("in", stats.avg_throughput_in_bps, stats.max_throughput_in_bps, last_in),
+            ("out", stats.avg_throughput_out_bps, stats.max_throughput_out_bps, last_out)):
+        name = "ome_throughput_bytes_per_second"
+        put("throughput", name, None if avg is None else avg / 8, direction=direction, stat="avg")
+        put("throughput", name, None if peak is None else peak / 8, direction=direction, stat="max")
+        put("throughput", name, last, direction=direction, stat="last")
+    return entries
 
 
 class ExporterCollector:
@@ -157,14 +169,19 @@ class ExporterCollector:
         self.servers = list(servers)
         self._clock = clock
         self.max_streams = max_streams
+        self._rendered: dict[tuple[str, NodePath], tuple[Sample, list[tuple[str, PromSample]]]] = {}
+        """Each exported node's samples with the reading they were built from (kept for the last scrape's
+        nodes only)."""
 
     def describe(self) -> Iterable[Metric]:
         return Families().all()
 
     def collect(self) -> Iterator[Metric]:
         families = Families()
+        rendered: dict[tuple[str, NodePath], tuple[Sample, list[tuple[str, PromSample]]]] = {}
         for server in self.servers:
-            self._server(families, server)
+            self._server(families, server, rendered)
+        self._rendered = rendered
         yield from families.all()
 
     def exported_streams(self, server: ExportedServer) -> list[NodeView]:
@@ -174,7 +191,8 @@ class ExporterCollector:
                  for a, streams in apps.items() for s in streams.live)
         return choose_streams(views, self.max_streams)
 
-    def _server(self, families: Families, server: ExportedServer) -> None:
+    def _server(self, families: Families, server: ExportedServer,
+                rendered: dict[tuple[str, NodePath], tuple[Sample, list[tuple[str, PromSample]]]]) -> None:
         name = label_value(server.name)
         source = server.observed.source
         link = source.connection
@@ -189,8 +207,17 @@ class ExporterCollector:
         parents = [NodePath(v) for v in listing] + [NodePath(v, a) for v, apps in listing.items() for a in apps]
         streams = self.exported_streams(server)
         for view in [*(source.node(p) for p in parents), *streams]:
-            if view.latest is not None:
-                families.node(_node_labels(name, view.path), view.latest.stats, max(0.0, now - view.latest.at))
+            reading = view.latest
+            if reading is None:
+                continue
+            key = (name, view.path)
+            cached = self._rendered.get(key)
+            if cached is None or cached[0] is not reading:
+                cached = (reading, node_samples(_node_labels(name, view.path), reading.stats))
+            rendered[key] = cached
+            families.extend(cached[1])
+            families.sample_age.add_sample("ome_sample_age_seconds", _node_labels(name, view.path),
+                                           max(0.0, now - reading.at))
         audit = server.audit
         if audit is not None:
             audit.refresh()

@@ -2,18 +2,22 @@
 
 `/metrics` answers in the Prometheus text format, or in OpenMetrics when the scraper's Accept header
 asks for it (prometheus-client's own negotiation). `/alerts` is the current alerts as JSON (see
-`core/alerts/report.py`). Both are built on the event loop, between polls, so a scrape always sees one
-consistent moment. Only GET and HEAD; request bodies are never read.
+`core/alerts/report.py`). The families are collected on the event loop, between polls, so a scrape sees
+one consistent moment; encoding them (most of a big scrape's cost) runs in a worker thread, so polling and
+the rules keep their turns meanwhile. Only GET and HEAD; request bodies are never read.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 from prometheus_client import CollectorRegistry
+from prometheus_client.core import Metric
 from prometheus_client.exposition import choose_encoder
+from prometheus_client.registry import Collector
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -34,6 +38,16 @@ async def _reply(send: Send, status: int, content_type: str, body: bytes, *, hea
                (b"cache-control", b"no-store"), *extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": b"" if head else body})
+
+
+class _Snapshot(Collector):
+    """Families already collected, for the encoder in its thread (it never touches the engine)."""
+
+    def __init__(self, families: list[Metric]) -> None:
+        self._families = families
+
+    def collect(self) -> Iterable[Metric]:
+        return self._families
 
 
 class ExporterApp:
@@ -57,7 +71,9 @@ class ExporterApp:
         if path == "/metrics":
             self.scrapes += 1
             encoder, content_type = choose_encoder(_header(scope, b"accept"))
-            await _reply(send, 200, content_type, encoder(self._registry), head=head)
+            snapshot = _Snapshot(list(self._registry.collect()))
+            body = await asyncio.to_thread(encoder, snapshot)
+            await _reply(send, 200, content_type, body, head=head)
         elif path == "/alerts":
             body = json.dumps(self._alerts(), separators=(",", ":")).encode("ascii")
             await _reply(send, 200, "application/json", body, head=head)

@@ -18,24 +18,29 @@ from omeconsole.model.paths import NodePath
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _busy_key(view: NodeView) -> tuple[int, float, NodePath]:
+# Keys compare the path's segments (plain strings), not NodePath objects: sorting 10,000 streams per scrape.
+def _busy_key(view: NodeView) -> tuple[int, float, tuple[str, ...]]:
     sample = view.latest
     assert sample is not None
-    return (-(sample.viewers or 0), -(sample.rate_out_bps or 0.0), view.path)
+    return (-(sample.viewers or 0), -(sample.rate_out_bps or 0.0), view.path.segments)
 
 
-def _new_key(view: NodeView) -> tuple[float, NodePath]:
+def _new_key(view: NodeView) -> tuple[float, tuple[str, ...]]:
     sample = view.latest
     assert sample is not None
     created = sample.stats.created
-    return (-(created.timestamp() if created is not None else _EPOCH.timestamp()), view.path)
+    return (-(created.timestamp() if created is not None else _EPOCH.timestamp()), view.path.segments)
+
+
+def _path_key(view: NodeView) -> tuple[str, ...]:
+    return view.path.segments
 
 
 def choose_streams(views: Iterable[NodeView], limit: int | None) -> list[NodeView]:
     """The streams to export, at most `limit` (None: all that have a reading), in a stable order."""
     readable = [v for v in views if v.latest is not None]
     if limit is None or len(readable) <= limit:
-        return sorted(readable, key=lambda v: v.path)
+        return sorted(readable, key=_path_key)
     if limit <= 0:
         return []
     busiest = sorted(readable, key=_busy_key)
@@ -52,4 +57,4 @@ def choose_streams(views: Iterable[NodeView], limit: int | None) -> list[NodeVie
         if len(chosen) >= limit:
             break
         chosen.setdefault(view.path, view)
-    return sorted(chosen.values(), key=lambda v: v.path)
+    return sorted(chosen.values(), key=_path_key)
