@@ -26,6 +26,7 @@ from omeconsole.api.webhook import WebhookClient
 from omeconsole.cli.exporter_cmd import configure_logging
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.alerts.webhook_config import WebhookConfig, WebhookConfigError
+from omeconsole.core.alerts.webhooks import WebhookDispatcher
 
 SECRET = "Bearer hook-secret-4711"
 
@@ -100,16 +101,21 @@ async def _until_transition(rig: Rig, status: str, limit: int = 15) -> None:
     raise AssertionError(f"no {status} within {limit} cycles")
 
 
+async def _stall_fired(rig: Rig) -> WebhookDispatcher:
+    """Starts the rig's senders, warms up, stalls app/news until its alert fires; the first sender."""
+    rig.exporter.start_webhooks()
+    await rig.cycle(6)
+    rig.input_share("news", 0)
+    await _until_transition(rig, "firing")
+    return rig.exporter.webhooks[0]
+
+
 async def test_each_firing_and_resolution_reaches_the_receiver_once_in_alertmanagers_shape(tmp_path: Path) -> None:
     async with receiver_running() as receiver:
         hook = WebhookConfig(name="ops", url=receiver.url, headers_from_env={"Authorization": "HOOK_AUTH"})
         async with exporter_rig(tmp_path, rules=[_stall_rule()], webhooks=[hook], profile="prod",
                                 environ={"HOOK_AUTH": SECRET}) as rig:
-            rig.exporter.start_webhooks()
-            dispatcher = rig.exporter.webhooks[0]
-            await rig.cycle(6)
-            rig.input_share("news", 0)
-            await _until_transition(rig, "firing")
+            dispatcher = await _stall_fired(rig)
             await rig.cycle(3)  # still firing: nothing more is sent
             await dispatcher.drained()
             rig.input_share("news", 1)
@@ -140,11 +146,7 @@ async def test_a_500_is_retried_after_a_back_off_and_the_failure_is_visible(tmp_
         receiver.statuses = [500]
         hook = WebhookConfig(name="ops", url=receiver.url)
         async with exporter_rig(tmp_path, rules=[_stall_rule()], webhooks=[hook]) as rig:
-            rig.exporter.start_webhooks()
-            dispatcher = rig.exporter.webhooks[0]
-            await rig.cycle(6)
-            rig.input_share("news", 0)
-            await _until_transition(rig, "firing")
+            dispatcher = await _stall_fired(rig)
             await receiver.wait_for(1)
             while not rig.console_clock.sleepers:  # the sender waits out its back-off on the console's clock
                 await asyncio.sleep(0.005)
@@ -167,11 +169,7 @@ async def test_a_hanging_receiver_holds_up_neither_polling_nor_the_rules_nor_the
         receiver.hold = asyncio.Event()
         hook = WebhookConfig(name="ops", url=receiver.url, timeout=120)
         async with exporter_rig(tmp_path, rules=[_stall_rule()], webhooks=[hook]) as rig:
-            rig.exporter.start_webhooks()
-            dispatcher = rig.exporter.webhooks[0]
-            await rig.cycle(6)
-            rig.input_share("news", 0)
-            await _until_transition(rig, "firing")
+            dispatcher = await _stall_fired(rig)
             await receiver.wait_for(1)  # the receiver now holds the firing's POST open
             rig.input_share("news", 1)
             reads_before = rig.exporter.engine.requests_sent
@@ -221,11 +219,7 @@ async def test_secret_headers_never_reach_logs_errors_or_documents(tmp_path: Pat
         hook = WebhookConfig(url=receiver.url, headers_from_env={"Authorization": "HOOK_AUTH"})
         async with exporter_rig(tmp_path, rules=[_stall_rule()], webhooks=[hook],
                                 environ={"HOOK_AUTH": SECRET}) as rig:
-            rig.exporter.start_webhooks()
-            dispatcher = rig.exporter.webhooks[0]
-            await rig.cycle(6)
-            rig.input_share("news", 0)
-            await _until_transition(rig, "firing")
+            dispatcher = await _stall_fired(rig)
             await dispatcher.drained()
             document = (await rig.get("/alerts")).text
             metrics = (await rig.get("/metrics")).text
