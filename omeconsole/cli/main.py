@@ -21,7 +21,7 @@ from typing import Any
 
 from omeconsole import __version__
 from omeconsole.api.errors import OmeError
-from omeconsole.cli import exit_codes, sends
+from omeconsole.cli import alerts_cmd, exit_codes, exporter_cmd, sends
 from omeconsole.cli.commands import UsageError, cmd_info, cmd_ls, cmd_stats
 from omeconsole.cli.output import complain, say
 from omeconsole.core.clock import SystemClock
@@ -134,6 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("path", help="vhost/app/stream")
     send.add_argument("--file", required=True, help="a JSON event set or array of them")
     sends.add_options(send, confirmable=False)
+    exporter_cmd.add_parser(add)
+    alerts_cmd.add_parser(add)
     config = add("config", "configuration file")
     config.add_argument("action", choices=("path", "init"),
                         help="path: print where the config file is looked for; init: write a commented one "
@@ -242,12 +244,16 @@ def _command(args: argparse.Namespace) -> int:
     if command == "ui":
         # No token is fine: the server answers 401 and the console asks for one.
         return _run_ui("omeconsole.ui.app", "run_app", settings, select=select)
+    if command == "alerts":
+        return asyncio.run(alerts_cmd.run(args))
     if select is not None:
         complain(f"--select is for the console (ui, demo), not for {command}")
         return exit_codes.USAGE
     if settings.token_value() is None:
         complain(_no_token())
         return exit_codes.USAGE
+    if command == "exporter":
+        return exporter_cmd.run(settings, args)
     if settings.insecure:
         complain("warning: TLS certificate verification is off (--insecure)")
     try:

@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from omeconsole.api.publisher import default_publisher_url
 from omeconsole.api.wire import Id3EventType, Id3Frame
+from omeconsole.core.alerts.rules import AlertRule, check_unique_names
+from omeconsole.core.alerts.webhook_config import WebhookConfig
 
 CONFIG_ENV = "OMECONSOLE_CONFIG"
 ENV_KEYS = {"OME_API_URL": "api_url", "OME_PUBLISHER_URL": "publisher_url"}
@@ -82,6 +84,16 @@ class Settings(BaseModel):
     confirm_timeout: float = Field(default=15.0, gt=0, le=3600)
     """Seconds a send waits to be seen in the playlist (or media) before it is "not seen"."""
     id3_templates: list[Id3Template] = Field(default_factory=list)
+    alerts: list[AlertRule] = Field(default_factory=list)
+    """`[[alerts]]` rules (core/alerts/rules.py)."""
+    webhooks: list[WebhookConfig] = Field(default_factory=list)
+    """`[[webhooks]]` receivers of alert notifications (core/alerts/webhook_config.py)."""
+
+    @field_validator("alerts")
+    @classmethod
+    def _unique_alert_names(cls, rules: list[AlertRule]) -> list[AlertRule]:
+        check_unique_names(rules)
+        return rules
 
     def token_value(self) -> str | None:
         return None if self.token is None else self.token.get_secret_value()
