@@ -7,10 +7,10 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import httpx
 import pytest
 from adops_support import SharedClock
 from conftest import TEST_TOKEN, running_simulator
+from loopback_server import LoopbackServer, Request, Stall
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.wire import Id3Frame
@@ -105,22 +105,14 @@ async def test_double_press_sends_once(sim, tmp_path: Path) -> None:
     assert len(_audit_lines(tmp_path)) == 1
 
 
-class StallingTransport(httpx.AsyncBaseTransport):
-    """Takes the request and never answers: the fault a real server under load can produce."""
-
-    def __init__(self) -> None:
-        self.requests: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        await asyncio.Event().wait()
-        raise AssertionError("unreachable")
+async def _never_answer(request: Request) -> Stall:
+    return Stall()
 
 
 async def test_timed_out_send_is_outcome_unknown_and_never_repeated(sim, tmp_path: Path) -> None:
     simulator, clock = sim
-    stalling = StallingTransport()
-    client = OmeClient(simulator.api_url, TEST_TOKEN, timeout=0.05, transport=stalling)
+    stalling = LoopbackServer(_never_answer).start()  # takes the request and never answers, like a server under load
+    client = OmeClient(stalling.url, TEST_TOKEN, timeout=0.05)
     ops = AdOps(client, AuditLog(tmp_path / "audit.jsonl"), clock, publisher_url=simulator.publisher_url,
                 follow_playlists=False)
     try:
@@ -135,6 +127,7 @@ async def test_timed_out_send_is_outcome_unknown_and_never_repeated(sim, tmp_pat
     finally:
         await ops.aclose()
         await client.aclose()
+        await stalling.aclose()
     [line] = _audit_lines(tmp_path)
     assert line["status"] == "unknown"
     assert line["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import httpx
-
 from omeconsole.api.client import OmeClient
+from omeconsole.api.http import Transport
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.adops.operations import AdOps
 from omeconsole.core.clock import Clock
@@ -70,7 +69,7 @@ def poll_settings(settings: Settings) -> PollSettings:
                         history_seconds=settings.history_seconds)
 
 
-def connector(clock: Clock, *, rng: random.Random | None = None, transport: httpx.AsyncBaseTransport | None = None,
+def connector(clock: Clock, *, rng: random.Random | None = None, transport: Transport | None = None,
               audit_path: Path | None = None, demo: bool = False, follow_playlists: bool = True) -> Connector:
     """The real thing: a client over HTTP, an engine on `clock`, ad operations with their audit log."""
 

@@ -1,0 +1,319 @@
+"""HTTP client CPU per GET, side by side: which library should carry all of the console's traffic.
+
+Each candidate runs in this process against two servers in their own processes (so this process's CPU
+is the client's alone): the real simulator (`demo` scenario, one stream's v2 statistics, the console's
+most frequent request) and a trivial ASGI app under uvicorn that answers the same bytes with the same
+headers. Keep-alive connections; sequential, then 4 requests in flight at once. Candidates are measured
+in alternating rounds (A B C ... A B C ...) so that machine noise falls on all of them alike; the median
+round is reported, with its ratio to httpx (the client the console used before).
+
+    .venv/bin/python bench/bench_client.py [--requests 1000] [--rounds 5]
+
+A candidate that is not installed is skipped and named (`pip install aiohttp aiosonic niquests
+curl-cffi pyreqwest httpr` installs them all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import importlib.util
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+TOKEN = "bench-token"
+AUTH = {"Authorization": "Basic " + base64.b64encode(TOKEN.encode()).decode(), "Accept": "application/json"}
+Fetch = Callable[[str], Awaitable[int]]
+"""GET one URL (keep-alive) and return the body's length."""
+
+
+# -- candidates: each opens a keep-alive client and hands back a fetch --------------------------------
+
+class _Candidate:
+    name = ""
+    module = ""
+
+    def available(self) -> bool:
+        return importlib.util.find_spec(self.module) is not None
+
+    def open(self) -> AbstractAsyncContextManager[Fetch]:
+        raise NotImplementedError
+
+
+class _Httpx(_Candidate):
+    name, module = "httpx", "httpx"
+
+    def open(self) -> AbstractAsyncContextManager[Fetch]:
+        import contextlib
+
+        import httpx
+
+        @contextlib.asynccontextmanager
+        async def opened() -> Any:
+            async with httpx.AsyncClient(headers=AUTH, timeout=10) as client:
+                async def fetch(url: str) -> int:
+                    return len((await client.get(url)).content)
+                yield fetch
+        return opened()
+
+
+class _Aiohttp(_Candidate):
+    name, module = "aiohttp", "aiohttp"
+
+    def open(self) -> AbstractAsyncContextManager[Fetch]:
+        import contextlib
+
+        import aiohttp
+
+        @contextlib.asynccontextmanager
+        async def opened() -> Any:
+            async with aiohttp.ClientSession(headers=AUTH, timeout=aiohttp.ClientTimeout(total=10)) as session:
+                async def fetch(url: str) -> int:
+                    async with session.get(url) as response:
+                        return len(await response.read())
+                yield fetch
+        return opened()
+
+
+class _Aiosonic(_Candidate):
+    name, module = "aiosonic", "aiosonic"
+
+    def open(self) -> AbstractAsyncContextManager[Fetch]:
+        import contextlib
+
+        import aiosonic
+
+        @contextlib.asynccontextmanager
+        async def opened() -> Any:
+            client = aiosonic.HTTPClient()
+            try:
+                async def fetch(url: str) -> int:
+                    response = await client.get(url, headers=AUTH)
+                    return len(await response.content())
+                yield fetch
+            finally:
+                await client.aclose()
+        return opened()
+
+
+class _Niquests(_Candidate):
+    name, module = "niquests", "niquests"
+
+    def open(self) -> AbstractAsyncContextManager[Fetch]:
+        import contextlib
+
+        import niquests
+
+        @contextlib.asynccontextmanager
+        async def opened() -> Any:
+            async with niquests.AsyncSession() as session:
+                session.headers.update(AUTH)
+
+                async def fetch(url: str) -> int:
+                    return len((await session.get(url, timeout=10)).content or b"")
+                yield fetch
+        return opened()
+
+
+class _CurlCffi(_Candidate):
+    name, module = "curl-cffi", "curl_cffi"
+
+    def open(self) -> AbstractAsyncContextManager[Fetch]:
+        import contextlib
+
+        from curl_cffi.requests import AsyncSession
+
+        @contextlib.asynccontextmanager
+        async def opened() -> Any:
+            async with AsyncSession(headers=AUTH, timeout=10) as session:
+                async def fetch(url: str) -> int:
+                    return len((await session.get(url)).content)
+                yield fetch
+        return opened()
+
+
+class _Pyreqwest(_Candidate):
+    name, module = "pyreqwest", "pyreqwest"
+
+    def open(self) -> AbstractAsyncContextManager[Fetch]:
+        import contextlib
+
+        from pyreqwest.client import ClientBuilder
+
+        @contextlib.asynccontextmanager
+        async def opened() -> Any:
+            async with ClientBuilder().default_headers(AUTH).build() as client:
+                async def fetch(url: str) -> int:
+                    response = await client.get(url).build().send()
+                    return len(await response.bytes())
+                yield fetch
+        return opened()
+
+
+class _Httpr(_Candidate):
+    name, module = "httpr", "httpr"
+
+    def open(self) -> AbstractAsyncContextManager[Fetch]:
+        import contextlib
+
+        import httpr
+
+        @contextlib.asynccontextmanager
+        async def opened() -> Any:
+            async with httpr.AsyncClient(headers=AUTH, timeout=10) as client:
+                async def fetch(url: str) -> int:
+                    return len((await client.get(url)).content)
+                yield fetch
+        return opened()
+
+
+CANDIDATES: tuple[_Candidate, ...] = (_Httpx(), _Aiohttp(), _Aiosonic(), _Niquests(), _CurlCffi(), _Pyreqwest(),
+                                      _Httpr())
+
+
+# -- servers -----------------------------------------------------------------------------------------
+
+def _start(command: list[str], pattern: str) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert process.stdout is not None
+    for line in process.stdout:
+        found = re.search(pattern, line)
+        if found:
+            return process, found.group(1)
+    raise SystemExit(f"{command[0]} did not start")
+
+
+def start_simulator() -> tuple[subprocess.Popen[str], str]:
+    binary = Path(sys.executable).parent / "ome-simulator"
+    return _start([str(binary), "--api-port", "0", "--publisher-port", "0", "--access-token", TOKEN],
+                  r"management API\s+(http://\S+)")
+
+
+def start_asgi(body: bytes, headers: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    """uvicorn (its defaults: uvloop, httptools) serving `body` with `headers` on every GET."""
+    payload = json.dumps({"body": body.decode("latin-1"), "headers": headers})
+    return _start([sys.executable, __file__, "--serve-asgi", payload], r"Uvicorn running on (http://\S+)")
+
+
+def _serve_asgi(payload: str) -> None:
+    import uvicorn
+
+    spec = json.loads(payload)
+    body = spec["body"].encode("latin-1")
+    headers = [(k.encode(), v.encode()) for k, v in spec["headers"].items()]
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    uvicorn.run(app, host="127.0.0.1", port=0, log_level="info", access_log=False)
+
+
+# -- measuring ----------------------------------------------------------------------------------------
+
+async def _cpu_per_get(candidate: _Candidate, url: str, count: int, in_flight: int, expected: int | None) -> float:
+    """`expected`: the body's exact length (the ASGI app); None: any statistics record (the simulator's vary)."""
+
+    def wrong(length: int) -> bool:
+        return length != expected if expected is not None else length < 200
+
+    async with candidate.open() as fetch:
+        for _ in range(20):  # warm: connections open, caches filled
+            got = await fetch(url)
+            if wrong(got):
+                raise SystemExit(f"{candidate.name}: {got} bytes, not {expected}")
+        per_worker = count // in_flight
+
+        async def worker() -> None:
+            for _ in range(per_worker):
+                if wrong(await fetch(url)):
+                    raise SystemExit(f"{candidate.name}: wrong body length")
+
+        started = time.process_time()
+        await asyncio.gather(*(worker() for _ in range(in_flight)))
+        return 1e6 * (time.process_time() - started) / (per_worker * in_flight)
+
+
+def _stream_stats_path(api_url: str) -> str:
+    import httpx
+
+    with httpx.Client(base_url=api_url, headers=AUTH, timeout=10) as http:
+        vhost = http.get("/v1/vhosts").json()["response"][0]
+        app = http.get(f"/v1/vhosts/{vhost}/apps").json()["response"][0]
+        stream = http.get(f"/v1/vhosts/{vhost}/apps/{app}/streams").json()["response"][0]
+    return f"/v2/stats/current/vhosts/{vhost}/apps/{app}/streams/{stream}"
+
+
+def _reply_of(url: str) -> tuple[bytes, dict[str, str]]:
+    import httpx
+
+    response = httpx.get(url, headers=AUTH, timeout=10)
+    keep = {k: v for k, v in response.headers.items() if k.lower() in ("content-type", "access-control-allow-origin")}
+    return response.content, keep
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=1000, help="GETs per measurement (default 1000)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    parser.add_argument("--serve-asgi", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_asgi:
+        _serve_asgi(args.serve_asgi)
+        return
+    candidates = [c for c in CANDIDATES if c.available()]
+    skipped = [c.name for c in CANDIDATES if not c.available()]
+    simulator, api_url = start_simulator()
+    asgi: subprocess.Popen[str] | None = None
+    try:
+        path = _stream_stats_path(api_url)
+        body, headers = _reply_of(api_url + path)
+        asgi, asgi_url = start_asgi(body, headers)
+        targets = {"simulator": api_url + path, "asgi": asgi_url.rstrip("/") + path}
+        results: dict[tuple[str, str, int], list[float]] = {}
+        for _ in range(args.rounds):
+            for target, url in targets.items():
+                for in_flight in (1, 4):
+                    for candidate in candidates:
+                        expected = len(body) if target == "asgi" else None
+                        cpu = asyncio.run(_cpu_per_get(candidate, url, args.requests, in_flight, expected))
+                        results.setdefault((target, candidate.name, in_flight), []).append(cpu)
+    finally:
+        for process in (simulator, asgi):
+            if process is not None:
+                process.terminate()
+                process.wait(10)
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, load before {os.getloadavg()[0]:.2f}; "
+          f"{args.requests} GETs x {args.rounds} rounds; body {len(body)} bytes")
+    if skipped:
+        print(f"not installed, skipped: {', '.join(skipped)}")
+    print("| client | server | in flight | CPU µs/GET (median) | min-max | vs httpx |")
+    print("|---|---|---|---|---|---|")
+    for target in targets:
+        for in_flight in (1, 4):
+            base = statistics.median(results[(target, "httpx", in_flight)]) if any(
+                c.name == "httpx" for c in candidates) else None
+            for candidate in candidates:
+                runs = results[(target, candidate.name, in_flight)]
+                median = statistics.median(runs)
+                ratio = f"{median / base:.2f}x" if base else "-"
+                print(f"| {candidate.name} | {target} | {in_flight} | {median:.0f} | "
+                      f"{min(runs):.0f}-{max(runs):.0f} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()

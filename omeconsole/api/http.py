@@ -1,0 +1,312 @@
+"""The console's one HTTP transport: every request to a management API or a publisher goes through here.
+
+Built on aiohttp (the fastest maintained client measured in bench/bench_client.py). What it guarantees:
+
+- **Bounded memory.** A reply is read in chunks and decoded (gzip, deflate) as it arrives; reading stops
+  as soon as the decoded body passes the caller's `Cap`, so a 1 MB gzip bomb costs about the cap, never
+  what it expands to. A cap hit is a `ReplyTooLarge` that names the cap and how to raise it.
+- **Bounded time.** Connecting, each read, and the whole request have their own deadline (`Timeouts`);
+  a server trickling one byte a second cannot hold a request past `Timeouts.total`.
+- **A POST is sent at most once.** Reads share a keep-alive pool (aiohttp re-sends a GET once when a
+  pooled connection turns out to be closed, which is safe). A POST never reuses a pooled connection: it
+  opens its own, so a connection the server closed while idle can neither swallow it (a false
+  "unreachable") nor make it go twice. A POST that failed before its first byte left is
+  `UnreachableError` ("nothing was sent"); after that, `OutcomeUnknown`, never retried.
+- **Typed errors, no secrets.** Every failure is an `OmeError` subclass built from the host, the path
+  and a reason; aiohttp's exceptions (which carry the request and its headers) are never chained.
+- TLS certificates are verified unless the transport is made with `verify=False`.
+
+`Transport` is the seam: `OmeClient` and `PublisherReader` take any object with its `request` and
+`aclose`, so a test can wrap the real transport (to count requests, say) without a mock HTTP stack.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Literal, Protocol
+from urllib.parse import urlsplit
+
+import aiohttp
+from yarl import URL
+
+from omeconsole.api.errors import (
+    OmeError,
+    OutcomeUnknown,
+    ProtocolError,
+    ReplyTooLarge,
+    RequestTimeout,
+    UnreachableError,
+)
+
+Method = Literal["GET", "POST"]
+MiB = 1024 * 1024
+
+ACCEPT_ENCODING = "gzip, deflate"
+"""What we can decode ourselves, chunk by chunk, under a cap."""
+
+KEEPALIVE_EXPIRY_S = 2.0
+"""Idle pooled connections are dropped after this, shorter than common server idle timeouts."""
+
+_RAW_SLACK = 64 * 1024
+"""Compressed bytes may exceed the decoded size by a little (stored blocks, headers)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """Seconds. `connect`: to open a connection (TCP and TLS); `read`: each wait for the next bytes;
+    `total`: the whole request, from asking for a connection to the last byte of the reply."""
+
+    connect: float = 5.0
+    read: float = 5.0
+    total: float = 10.0
+
+    @classmethod
+    def from_timeout(cls, timeout: float, total: float | None = None) -> Timeouts:
+        """One number for connect and each read, and a whole-request deadline (default twice that)."""
+        return cls(connect=timeout, read=timeout, total=total if total is not None else 2 * timeout)
+
+
+@dataclass(frozen=True, slots=True)
+class Cap:
+    """The most decoded bytes a reply may have, and the name of the setting that raises it."""
+
+    limit: int
+    setting: str
+
+    def describe(self) -> str:
+        size = f"{self.limit / MiB:g} MiB" if self.limit >= MiB else f"{self.limit} bytes"
+        return f"{self.setting} = {size}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A complete, decoded reply. `headers` are case-insensitive."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+    url: str
+
+
+class Transport(Protocol):
+    """What the API client and the publisher reader need from HTTP."""
+
+    async def request(self, method: Method, url: str, *, cap: Cap, headers: Mapping[str, str] | None = None,
+                      body: bytes | None = None, timeouts: Timeouts | None = None) -> Reply: ...
+
+    async def aclose(self) -> None: ...
+
+
+class HttpTransport:
+    """The real transport: an aiohttp keep-alive pool for reads, a fresh connection for each POST.
+
+    `headers` are sent with every request (the client's Authorization goes here and nowhere else).
+    Create it inside a running event loop's lifetime; close it with `aclose()`.
+    """
+
+    def __init__(self, *, headers: Mapping[str, str] | None = None, timeouts: Timeouts = Timeouts(),
+                 verify: bool = True, max_connections: int = 8, follow_redirects: bool = False) -> None:
+        self.timeouts = timeouts
+        self._headers = {"Accept-Encoding": ACCEPT_ENCODING, **(headers or {})}
+        self._verify = verify
+        self._follow_redirects = follow_redirects
+        self._max_connections = max_connections
+        self._reads: aiohttp.ClientSession | None = None
+        self._sends: aiohttp.ClientSession | None = None
+
+    def __repr__(self) -> str:
+        return f"HttpTransport(verify={self._verify}, max_connections={self._max_connections})"
+
+    def _session(self, *, fresh_connections: bool) -> aiohttp.ClientSession:
+        connector = aiohttp.TCPConnector(
+            limit=self._max_connections, ssl=self._verify, force_close=fresh_connections,
+            keepalive_timeout=KEEPALIVE_EXPIRY_S if not fresh_connections else None,
+            enable_cleanup_closed=False)
+        trace: list[aiohttp.TraceConfig] = []
+        if fresh_connections:
+            config = aiohttp.TraceConfig()
+            config.on_request_headers_sent.append(_mark_sent)
+            trace.append(config)
+        return aiohttp.ClientSession(connector=connector, headers=self._headers, auto_decompress=False,
+                                     timeout=aiohttp.ClientTimeout(total=None), trace_configs=trace,
+                                     cookie_jar=aiohttp.DummyCookieJar(), skip_auto_headers=("User-Agent",))
+
+    async def aclose(self) -> None:
+        for session in (self._reads, self._sends):
+            if session is not None:
+                await session.close()
+        self._reads = self._sends = None
+
+    async def request(self, method: Method, url: str, *, cap: Cap, headers: Mapping[str, str] | None = None,
+                      body: bytes | None = None, timeouts: Timeouts | None = None) -> Reply:
+        limits = timeouts or self.timeouts
+        where = _Where.of(url)
+        progress = SimpleNamespace(sent=False)
+        if method == "GET":
+            if self._reads is None:
+                self._reads = self._session(fresh_connections=False)
+            session = self._reads
+        else:
+            if self._sends is None:
+                self._sends = self._session(fresh_connections=True)
+            session = self._sends
+        per_wait = aiohttp.ClientTimeout(total=None, sock_connect=limits.connect, sock_read=limits.read)
+        try:
+            async with asyncio.timeout(limits.total):
+                async with session.request(method, URL(url, encoded=True), headers=headers, data=body,
+                                           timeout=per_wait, allow_redirects=self._follow_redirects,
+                                           trace_request_ctx=progress) as response:
+                    progress.sent = True
+                    content = await _read_body(response, cap, where)
+                    return Reply(response.status, response.headers, content, str(response.url))
+        except (TimeoutError, aiohttp.ClientError, OSError) as error:
+            failure = _failure(error, method, where, limits, sent=progress.sent or method == "GET")
+        # Raised here, outside the handler, so that aiohttp's exception (which holds the request and its
+        # Authorization header) is neither the cause nor the context of ours.
+        raise failure
+
+
+async def _mark_sent(session: aiohttp.ClientSession, context: SimpleNamespace,
+                     params: aiohttp.TraceRequestHeadersSentParams) -> None:
+    context.trace_request_ctx.sent = True
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    host: str
+    path: str
+
+    @classmethod
+    def of(cls, url: str) -> _Where:
+        parts = urlsplit(url)
+        return cls(parts.netloc.rpartition("@")[2], parts.path or "/")
+
+
+# -- reading a body under a cap ----------------------------------------------------------------------
+
+class _Decoder:
+    """gzip or zlib-wrapped deflate (what servers send as `deflate`), fed chunk by chunk, output bounded."""
+
+    def __init__(self, encoding: str) -> None:
+        self._wbits = 47 if encoding in ("gzip", "x-gzip") else 15
+        self._raw_deflate_fallback = encoding == "deflate"
+        self._inflater = zlib.decompressobj(self._wbits)
+        self._started = False
+
+    def feed(self, data: bytes, room: int) -> bytes:
+        """Up to `room` decoded bytes of `data`; whatever is left waits in the inflater (never more)."""
+        try:
+            if not self._started and self._raw_deflate_fallback and data and (data[0] & 0x0F) != 8:
+                self._inflater = zlib.decompressobj(-15)  # some servers send raw deflate as "deflate"
+            self._started = True
+            out = self._inflater.decompress(data, room)
+            while self._inflater.eof and self._inflater.unused_data and len(out) < room:
+                rest = self._inflater.unused_data  # another gzip member follows
+                self._inflater = zlib.decompressobj(self._wbits)
+                out += self._inflater.decompress(rest, room - len(out))
+            return out
+        except zlib.error as error:
+            raise ValueError(f"the compressed body is corrupt ({error})") from None
+
+    def more(self, room: int) -> bytes:
+        """Decoded bytes still held back by an earlier `room` limit."""
+        if self._inflater.unconsumed_tail:
+            return self.feed(self._inflater.unconsumed_tail, room)
+        return b""
+
+
+async def _read_body(response: aiohttp.ClientResponse, cap: Cap, where: _Where) -> bytes:
+    encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
+        raise ProtocolError(f"{where.host} answered {where.path} with a {encoding!r} body, "
+                            f"which was not asked for ({ACCEPT_ENCODING})", response.status)
+    decoder = _Decoder(encoding) if encoding not in ("identity", "") else None
+    declared = response.content_length
+    if declared is not None and declared > cap.limit + (_RAW_SLACK if decoder else 0):
+        raise _too_large(where, cap, response.status, declared=declared)
+    body = bytearray()
+    raw = 0
+    try:
+        async for chunk in response.content.iter_any():
+            raw += len(chunk)
+            if raw > cap.limit + _RAW_SLACK:
+                raise _too_large(where, cap, response.status)
+            if decoder is None:
+                body += chunk
+            else:
+                body += decoder.feed(chunk, cap.limit + 1 - len(body))
+                while len(body) <= cap.limit and (extra := decoder.more(cap.limit + 1 - len(body))):
+                    body += extra
+            if len(body) > cap.limit:
+                raise _too_large(where, cap, response.status)
+    except ValueError as error:
+        raise ProtocolError(f"{where.host} answered {where.path} with a body that cannot be read: {error}",
+                            response.status) from None
+    return bytes(body)
+
+
+def _too_large(where: _Where, cap: Cap, status: int, declared: int | None = None) -> ReplyTooLarge:
+    size = f" ({declared} bytes declared)" if declared is not None else ""
+    return ReplyTooLarge(
+        f"{where.host} answered {where.path} with more than {cap.describe()}{size}; reading stopped there. "
+        f"If this reply is genuine, raise {cap.setting}.", status, limit=cap.limit, setting=cap.setting)
+
+
+# -- failures ----------------------------------------------------------------------------------------
+
+def _failure(error: BaseException, method: Method, where: _Where, limits: Timeouts, *, sent: bool) -> OmeError:
+    """The typed error for a failed request, by what happened and whether the request had left."""
+    if isinstance(error, aiohttp.ClientConnectorCertificateError):
+        reason = ("its TLS certificate is not trusted (" + _reason(error.certificate_error) + "); "
+                  "check the URL, or turn verification off only for a server you control")
+        return _unreachable(method, where, reason)
+    if isinstance(error, aiohttp.ClientConnectorError | aiohttp.ConnectionTimeoutError) or (
+            not sent and isinstance(error, aiohttp.ClientError | OSError)):
+        reason = (f"connection timed out after {limits.connect:g} s"
+                  if isinstance(error, aiohttp.ConnectionTimeoutError) else _connect_reason(error))
+        return _unreachable(method, where, reason)
+    if method == "POST":
+        what = ("no answer in time" if isinstance(error, TimeoutError) else _reason(error))
+        if not sent:
+            return _unreachable(method, where, what)
+        return OutcomeUnknown(
+            f"the connection to {where.host} failed after the request was sent ({what}); the server may or "
+            "may not have applied it. Check the stream before sending again.")
+    if isinstance(error, aiohttp.SocketTimeoutError):
+        return RequestTimeout(f"{where.host} sent nothing for {limits.read:g} s during {where.path}")
+    if isinstance(error, TimeoutError):
+        return RequestTimeout(f"{where.host} did not answer {where.path} within {limits.total:g} s")
+    if isinstance(error, aiohttp.ServerDisconnectedError):
+        return UnreachableError(f"{where.host} closed the connection during {where.path} without answering")
+    if isinstance(error, aiohttp.ClientResponseError):  # the status line or headers are not HTTP
+        return ProtocolError(f"{where.host} answered {where.path} with something that is not HTTP: "
+                             f"{_reason(error.message)}")
+    if isinstance(error, aiohttp.ClientPayloadError):
+        return UnreachableError(f"{where.host} broke off the reply to {where.path} before its end")
+    if isinstance(error, aiohttp.InvalidURL | aiohttp.NonHttpUrlClientError):
+        return ProtocolError(f"{where.path}: not a URL that can be requested")
+    return UnreachableError(f"connection to {where.host} lost during {where.path}: {_reason(error)}")
+
+
+def _unreachable(method: Method, where: _Where, reason: str) -> UnreachableError:
+    tail = "; nothing was sent" if method == "POST" else ""
+    return UnreachableError(f"cannot connect to {where.host}: {reason}{tail}")
+
+
+def _connect_reason(error: BaseException) -> str:
+    os_error = getattr(error, "os_error", None)
+    if isinstance(os_error, OSError) and os_error.strerror:
+        return os_error.strerror.lower()
+    return _reason(error)
+
+
+def _reason(error: object) -> str:
+    text = str(error).strip()
+    return text if text and len(text) < 200 else type(error).__name__
+
+
+__all__ = ["ACCEPT_ENCODING", "Cap", "HttpTransport", "Method", "MiB", "Reply", "Timeouts", "Transport"]
