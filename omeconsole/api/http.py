@@ -23,6 +23,7 @@ Built on aiohttp (the fastest maintained client measured in bench/bench_client.p
 from __future__ import annotations
 
 import asyncio
+import os
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -298,9 +299,11 @@ def _unreachable(method: Method, where: _Where, reason: str) -> UnreachableError
 
 
 def _connect_reason(error: BaseException) -> str:
-    os_error = getattr(error, "os_error", None)
-    if isinstance(os_error, OSError) and os_error.strerror:
-        return os_error.strerror.lower()
+    if isinstance(error, aiohttp.ClientConnectorDNSError):
+        return "the host name does not resolve"
+    os_error = getattr(error, "os_error", error)
+    if isinstance(os_error, OSError) and os_error.errno:
+        return os.strerror(os_error.errno).lower()
     return _reason(error)
 
 
