@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import ssl
 import threading
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -41,12 +42,14 @@ class Request:
 
 @dataclass(frozen=True)
 class Answer:
-    """A reply. `trickle_s`: pause between body bytes; `length`: the Content-Length to claim (None: the
+    """A reply. `repeat`: the body is sent this many times over (a huge body that costs the server
+    nothing); `trickle_s`: pause between body bytes; `length`: the Content-Length to claim (None: the
     body's; -1: none, the body ends when the connection closes); `close`: close after answering."""
 
     status: int = 200
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
+    repeat: int = 1
     trickle_s: float | None = None
     length: int | None = None
     close: bool = False
@@ -88,8 +91,10 @@ class LoopbackServer:
     runs in that thread: keep what it shares with the test to plain assignments and appends.
     """
 
-    def __init__(self, handler: Handler, *, close_idle_after_reply: bool = False) -> None:
+    def __init__(self, handler: Handler, *, close_idle_after_reply: bool = False,
+                 tls: ssl.SSLContext | None = None) -> None:
         self.handler = handler
+        self.tls = tls
         self.close_idle_after_reply = close_idle_after_reply
         self.requests: list[Request] = []
         self.connections_opened = 0
@@ -102,7 +107,7 @@ class LoopbackServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def start(self) -> LoopbackServer:
         """Listen (on the same port as before, after a `stop()`); returns once connections are accepted."""
@@ -133,7 +138,8 @@ class LoopbackServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", self.port))
         self.port = sock.getsockname()[1]
-        self._server = await asyncio.start_server(self._connection, sock=sock, limit=MAX_HEAD, backlog=128)
+        self._server = await asyncio.start_server(self._connection, sock=sock, limit=MAX_HEAD, backlog=128,
+                                                  ssl=self.tls)
 
     async def _unlisten(self) -> None:
         if self._server is not None:
@@ -160,7 +166,7 @@ class LoopbackServer:
                     return
                 if self.close_idle_after_reply or request.headers.get("connection", "").lower() == "close":
                     return
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, ssl.SSLError):
             return
         except asyncio.CancelledError:  # the server is closing; asyncio 3.11 logs a cancelled handler as an error
             return
@@ -214,7 +220,7 @@ async def _behave(behaviour: Behaviour, writer: asyncio.StreamWriter) -> bool:
         return False
     headers = dict(behaviour.headers)
     if behaviour.length is None:
-        headers["Content-Length"] = str(len(behaviour.body))
+        headers["Content-Length"] = str(len(behaviour.body) * behaviour.repeat)
     elif behaviour.length >= 0:
         headers["Content-Length"] = str(behaviour.length)
     if behaviour.close or behaviour.length == -1:
@@ -224,6 +230,9 @@ async def _behave(behaviour: Behaviour, writer: asyncio.StreamWriter) -> bool:
     if behaviour.trickle_s is None:
         writer.write(head.encode("latin-1") + behaviour.body)  # one write: no wait on delayed ACKs
         await writer.drain()
+        for _ in range(behaviour.repeat - 1):
+            writer.write(behaviour.body)
+            await writer.drain()
     else:
         writer.write(head.encode("latin-1"))
         for index in range(len(behaviour.body)):
@@ -238,6 +247,6 @@ _REASONS = {200: "OK", 207: "Multi-Status", 400: "Bad Request", 401: "Unauthoriz
 
 
 @contextlib.asynccontextmanager
-async def serving(handler: Handler, **options: bool) -> AsyncIterator[LoopbackServer]:
+async def serving(handler: Handler, **options: Any) -> AsyncIterator[LoopbackServer]:
     async with LoopbackServer(handler, **options) as server:
         yield server

@@ -164,7 +164,7 @@ class HttpTransport:
                     progress.sent = True
                     content = await _read_body(response, cap, where)
                     return Reply(response.status, response.headers, content, str(response.url))
-        except (TimeoutError, aiohttp.ClientError, OSError) as error:
+        except (TimeoutError, aiohttp.ClientError, OSError, ValueError) as error:
             failure = _failure(error, method, where, limits, sent=progress.sent or method == "GET")
         # Raised here, outside the handler, so that aiohttp's exception (which holds the request and its
         # Authorization header) is neither the cause nor the context of ours.
@@ -183,7 +183,10 @@ class _Where:
 
     @classmethod
     def of(cls, url: str) -> _Where:
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # an unbalanced IPv6 bracket
+            return cls("(not a URL)", url[:100])
         return cls(parts.netloc.rpartition("@")[2], parts.path or "/")
 
 
@@ -261,6 +264,8 @@ def _too_large(where: _Where, cap: Cap, status: int, declared: int | None = None
 
 def _failure(error: BaseException, method: Method, where: _Where, limits: Timeouts, *, sent: bool) -> OmeError:
     """The typed error for a failed request, by what happened and whether the request had left."""
+    if isinstance(error, ValueError | aiohttp.InvalidURL | aiohttp.NonHttpUrlClientError):
+        return ProtocolError(f"{where.host}{where.path}: not a URL that can be requested")
     if isinstance(error, aiohttp.ClientConnectorCertificateError):
         reason = ("its TLS certificate is not trusted (" + _reason(error.certificate_error) + "); "
                   "check the URL, or turn verification off only for a server you control")
@@ -288,8 +293,6 @@ def _failure(error: BaseException, method: Method, where: _Where, limits: Timeou
                              f"{_reason(error.message)}")
     if isinstance(error, aiohttp.ClientPayloadError):
         return UnreachableError(f"{where.host} broke off the reply to {where.path} before its end")
-    if isinstance(error, aiohttp.InvalidURL | aiohttp.NonHttpUrlClientError):
-        return ProtocolError(f"{where.path}: not a URL that can be requested")
     return UnreachableError(f"connection to {where.host} lost during {where.path}: {_reason(error)}")
 
 

@@ -32,8 +32,9 @@ DEFAULT_MAX_PLAYLIST_BYTES = 4 * MiB
 DEFAULT_MAX_PART_BYTES = 16 * MiB
 """A 0.5 s part at 20 Mbit/s is 1.25 MB; a whole 6 s segment at that rate 15 MB."""
 
-_URL_SAFE = ":/?#[]@!$&'()*+,;=%~"
-"""Reserved characters and existing escapes stay; spaces, controls and non-ASCII are escaped."""
+_PATH_SAFE = "/:@!$&'()*+,;=%~"
+"""In a path or query from a playlist, these and existing escapes stay; spaces, controls, brackets and
+non-ASCII are escaped."""
 _T = TypeVar("_T")
 
 
@@ -151,7 +152,9 @@ def _segment(name: str) -> str:
 def _join(base: str, uri: str) -> str:
     """`uri` (from a playlist: any text) resolved against `base`, as a URL that can be sent."""
     try:
-        return quote(urljoin(base, uri.strip()), safe=_URL_SAFE)
+        parts = urlsplit(urljoin(base, uri.strip()))
+        return urlunsplit((parts.scheme, parts.netloc, quote(parts.path, safe=_PATH_SAFE),
+                           quote(parts.query, safe=_PATH_SAFE + "?"), ""))
     except (UnicodeEncodeError, ValueError):
         raise PlaylistUnreadable(f"the playlist names a URI that is not a URL: {uri[:100]!r}") from None
 
