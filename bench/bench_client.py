@@ -9,8 +9,14 @@ round is reported, with its ratio to httpx (the client the console used before).
 
     .venv/bin/python bench/bench_client.py [--requests 1000] [--rounds 5]
 
-A candidate that is not installed is skipped and named (`pip install aiohttp aiosonic niquests
-curl-cffi pyreqwest httpr` installs them all).
+A candidate that is not installed is skipped and named. Install the others in a separate virtual
+environment (`pip install -e . httpx aiosonic niquests curl-cffi pyreqwest httpr`): niquests brings
+urllib3-future, which replaces urllib3 and breaks requests-based test tools in the project's own venv.
+
+    .venv/bin/python bench/bench_client.py --imports [--baseline DIR]
+
+compares instead the import time of the console's wire layer and entry point (`python -X importtime`,
+median of 9 alternated runs) with a checkout of an earlier commit in DIR (`git archive REV | tar -x -C DIR`).
 """
 
 from __future__ import annotations
@@ -178,8 +184,31 @@ class _Httpr(_Candidate):
         return opened()
 
 
+class _Omeconsole(_Candidate):
+    """The console's own transport: aiohttp plus the caps, deadlines and error mapping of api/http.py."""
+
+    name, module = "omeconsole HttpTransport", "aiohttp"
+
+    def open(self) -> AbstractAsyncContextManager[Fetch]:
+        import contextlib
+
+        from omeconsole.api.http import Cap, HttpTransport
+
+        @contextlib.asynccontextmanager
+        async def opened() -> Any:
+            transport = HttpTransport()
+            cap = Cap(8 * 1024 * 1024, "max_reply_bytes")
+            try:
+                async def fetch(url: str) -> int:
+                    return len((await transport.request("GET", url, cap=cap, headers=AUTH)).body)
+                yield fetch
+            finally:
+                await transport.aclose()
+        return opened()
+
+
 CANDIDATES: tuple[_Candidate, ...] = (_Httpx(), _Aiohttp(), _Aiosonic(), _Niquests(), _CurlCffi(), _Pyreqwest(),
-                                      _Httpr())
+                                      _Httpr(), _Omeconsole())
 
 
 # -- servers -----------------------------------------------------------------------------------------
@@ -265,14 +294,50 @@ def _reply_of(url: str) -> tuple[bytes, dict[str, str]]:
     return response.content, keep
 
 
+IMPORTED = ("omeconsole.api.client", "omeconsole.api.publisher", "omeconsole.cli.main")
+
+
+def _import_us(source: Path, module: str) -> int:
+    """Cumulative microseconds `python -X importtime` reports for importing `module` from `source`."""
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], env=env,
+                          capture_output=True, text=True, check=True, cwd=source)
+    for line in done.stderr.splitlines():
+        fields = [f.strip() for f in line.removeprefix("import time:").split("|")]
+        if len(fields) == 3 and fields[2] == module:
+            return int(fields[1])
+    raise SystemExit(f"{module} not in the import-time report")
+
+
+def imports(baseline: Path | None, runs: int = 9) -> None:
+    here = Path(__file__).resolve().parent.parent
+    trees = {"this tree": here, **({"baseline": baseline.resolve()} if baseline else {})}
+    times: dict[tuple[str, str], list[int]] = {}
+    for _ in range(runs):
+        for label, source in trees.items():
+            for module in (*IMPORTED, "httpx", "aiohttp"):
+                times.setdefault((label, module), []).append(_import_us(source, module))
+    print(f"import time, cumulative ms, median of {runs} (python -X importtime), load {os.getloadavg()[0]:.2f}")
+    print("| module | " + " | ".join(trees) + " |")
+    print("|---|" + "---|" * len(trees))
+    for module in (*IMPORTED, "httpx", "aiohttp"):
+        cells = [f"{statistics.median(times[(label, module)]) / 1000:.0f}" for label in trees]
+        print(f"| {module} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1000, help="GETs per measurement (default 1000)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    parser.add_argument("--imports", action="store_true", help="measure import times instead")
+    parser.add_argument("--baseline", type=Path, help="with --imports: a checkout of an earlier commit")
     parser.add_argument("--serve-asgi", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_asgi:
         _serve_asgi(args.serve_asgi)
+        return
+    if args.imports:
+        imports(args.baseline)
         return
     candidates = [c for c in CANDIDATES if c.available()]
     skipped = [c.name for c in CANDIDATES if not c.available()]

@@ -264,12 +264,13 @@ def _too_large(where: _Where, cap: Cap, status: int, declared: int | None = None
 
 def _failure(error: BaseException, method: Method, where: _Where, limits: Timeouts, *, sent: bool) -> OmeError:
     """The typed error for a failed request, by what happened and whether the request had left."""
-    if isinstance(error, ValueError | aiohttp.InvalidURL | aiohttp.NonHttpUrlClientError):
-        return ProtocolError(f"{where.host}{where.path}: not a URL that can be requested")
-    if isinstance(error, aiohttp.ClientConnectorCertificateError):
+    if isinstance(error, aiohttp.ClientConnectorCertificateError):  # also a ValueError (ssl.CertificateError)
         reason = ("its TLS certificate is not trusted (" + _reason(error.certificate_error) + "); "
                   "check the URL, or turn verification off only for a server you control")
         return _unreachable(method, where, reason)
+    if isinstance(error, aiohttp.InvalidURL | aiohttp.NonHttpUrlClientError) or (
+            isinstance(error, ValueError) and not isinstance(error, aiohttp.ClientError)):
+        return ProtocolError(f"{where.host}{where.path}: not a URL that can be requested")
     if isinstance(error, aiohttp.ClientConnectorError | aiohttp.ConnectionTimeoutError) or (
             not sent and isinstance(error, aiohttp.ClientError | OSError)):
         reason = (f"connection timed out after {limits.connect:g} s"
