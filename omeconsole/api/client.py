@@ -136,9 +136,12 @@ class OmeClient:
         self.cap = Cap(max_reply_bytes, "max_reply_bytes")
         self.server_info: ServerInfo | None = None
         self._stats_api: StatsApi | None = None
-        self._headers = {"Authorization": basic_authorization(token), "Accept": "application/json"}
+        headers = {"Authorization": basic_authorization(token), "Accept": "application/json"}
+        # A transport of our own sends the headers with every request by itself (cheaper than per call);
+        # a transport handed in gets them with each request.
+        self._headers = headers if transport is not None else None
         self._http: Transport = transport if transport is not None else HttpTransport(
-            timeouts=self.timeouts, verify=verify, max_connections=max_connections)
+            headers=headers, timeouts=self.timeouts, verify=verify, max_connections=max_connections)
 
     def __repr__(self) -> str:
         return f"OmeClient({self.api_url!r})"
@@ -155,7 +158,7 @@ class OmeClient:
     # -- transport ----------------------------------------------------------------------------------
 
     async def _reply(self, method: str, path: str, body: bytes | None = None) -> Reply:
-        headers = self._headers if body is None else {**self._headers, "Content-Type": "application/json"}
+        headers = self._headers if body is None else {**(self._headers or {}), "Content-Type": "application/json"}
         return await self._http.request("GET" if method == "GET" else "POST", self.api_url + path, cap=self.cap,
                                         headers=headers, body=body, timeouts=self.timeouts)
 

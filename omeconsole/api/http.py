@@ -232,6 +232,8 @@ async def _read_body(response: aiohttp.ClientResponse, cap: Cap, where: _Where) 
     declared = response.content_length
     if declared is not None and declared > cap.limit + (_RAW_SLACK if decoder else 0):
         raise _too_large(where, cap, response.status, declared=declared)
+    if decoder is None and declared is not None:
+        return await response.read()  # the parser stops at the declared length, which is under the cap
     body = bytearray()
     raw = 0
     try:
