@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+import contextlib
+from collections.abc import AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
 import pytest
@@ -14,6 +15,7 @@ from omeconsole.api.errors import AuthError, EventsUnsupportedError, NotFoundErr
 from omeconsole.api.http import Cap, HttpTransport, Method, Reply, Timeouts
 from omeconsole.api.wire import Id3Frame
 from omeconsole.model.paths import NodePath
+from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
 
 
@@ -78,13 +80,20 @@ class WatchedTransport(HttpTransport):
             self.in_flight -= 1
 
 
-@pytest.mark.parametrize("edition", ["enterprise", "oss"])
-async def test_detection_is_one_round_trip_whose_reply_is_the_first_reading(edition: str) -> None:
+@contextlib.asynccontextmanager
+async def watched_client(edition: str) -> AsyncIterator[tuple[RunningSimulator, OmeClient, WatchedTransport]]:
+    """A simulator of `edition` 5 s into its traffic, and a client whose requests are watched."""
     clock = ManualClock()
     watched = WatchedTransport()
     async with running_simulator(edition=edition, clock=clock) as sim, \
             OmeClient(sim.api_url, TEST_TOKEN, transport=watched) as client:
         clock.advance(5)
+        yield sim, client, watched
+
+
+@pytest.mark.parametrize("edition", ["enterprise", "oss"])
+async def test_detection_is_one_round_trip_whose_reply_is_the_first_reading(edition: str) -> None:
+    async with watched_client(edition) as (sim, client, watched):
         detection = await client.detect()
         assert len(watched.paths) == DETECTION_REQUESTS == watched.most_in_flight  # all asked at once
         assert detection.server.edition == edition and detection.vhosts == list(sim.world.vhosts)
@@ -98,11 +107,7 @@ async def test_detection_is_one_round_trip_whose_reply_is_the_first_reading(edit
 
 @pytest.mark.parametrize("edition", ["enterprise", "oss"])
 async def test_the_first_stats_call_detects_with_its_own_node_as_the_probe(edition: str) -> None:
-    clock = ManualClock()
-    watched = WatchedTransport()
-    async with running_simulator(edition=edition, clock=clock) as sim, \
-            OmeClient(sim.api_url, TEST_TOKEN, transport=watched) as client:
-        clock.advance(5)
+    async with watched_client(edition) as (sim, client, watched):
         stream = next(iter(sim.world.live_streams()))
         stats = await client.stats(NodePath(stream.vhost, stream.app, stream.name))
         assert stats.total_bytes_in == sim.world.counters("stream", stream.row)["bytes_in"]

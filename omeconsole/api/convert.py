@@ -10,7 +10,7 @@ record at all (not an object, or not one usable field) is a ProtocolError.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -59,97 +59,56 @@ def _connections(value: object) -> Mapping[str, int] | None:
     return counts  # type: ignore[return-value]  # checked just above: no None left
 
 
-class _Fields:
-    """Reads one record's fields, collecting the names of those that were unusable."""
+Reader = Callable[[object], object]
+Layout = tuple[tuple[str, str | None, str, Reader], ...]
+"""Per NodeStats field: the record's section holding it (None: the top level), its wire key, its reader."""
 
-    def __init__(self) -> None:
-        self.invalid: set[str] = set()
-        self.valid = 0
-
-    def _keep(self, field: str, value: Any) -> Any:
-        if value is None:
-            self.invalid.add(field)
-        else:
-            self.valid += 1
-        return value
-
-    def count(self, source: Mapping[str, object], key: str, field: str) -> int | None:
-        return self._keep(field, count(source.get(key)))  # type: ignore[no-any-return]
-
-    def time(self, source: Mapping[str, object], key: str, field: str) -> datetime | None:
-        return self._keep(field, timestamp(source.get(key)))  # type: ignore[no-any-return]
-
-    def connections(self, source: Mapping[str, object], key: str, field: str) -> Mapping[str, int] | None:
-        return self._keep(field, _connections(source.get(key)))  # type: ignore[no-any-return]
-
-    def stats(self, what: str, **values: Any) -> NodeStats:
-        if self.valid == 0:
-            raise ProtocolError(f"{what}: the reply is not a statistics record (no usable field)")
-        return NodeStats(**values, invalid=frozenset(self.invalid))
+V2_LAYOUT: Layout = (
+    ("created", None, "createdTime", timestamp),
+    ("last_updated", None, "lastUpdatedTime", timestamp),
+    ("total_bytes_in", "providers", "totalBytesIn", count),
+    ("total_bytes_out", "publishers", "totalBytesOut", count),
+    ("connections_in", "providers", "connections", _connections),
+    ("connections_out", "publishers", "connections", _connections),
+    ("total_connections", "publishers", "totalConnections", count),
+    ("max_total_connections", "publishers", "maxTotalConnections", count),
+    ("max_total_connection_time", "publishers", "maxTotalConnectionTime", timestamp),
+    ("avg_throughput_in_bps", "providers", "avgThroughputIn", count),
+    ("avg_throughput_out_bps", "publishers", "avgThroughputOut", count),
+    ("max_throughput_in_bps", "providers", "maxThroughputIn", count),
+    ("max_throughput_out_bps", "publishers", "maxThroughputOut", count),
+    ("last_throughput_in_bytes", "providers", "lastThroughputIn", count),
+    ("last_throughput_out_bytes", "publishers", "lastThroughputOut", count),
+    ("last_recv", "providers", "lastRecvTime", timestamp),
+    ("last_sent", "publishers", "lastSentTime", timestamp),
+)
+V1_LAYOUT: Layout = tuple((field, None, key, read) for field, _, key, read in V2_LAYOUT if field != "connections_in")
+"""The open source record: the same keys in one flat object, and no inbound connections."""
 
 
-def _record(raw: object, what: str) -> Mapping[str, object]:
+def _stats(raw: object, what: str, layout: Layout, **known: Any) -> NodeStats:
     if not isinstance(raw, dict):
         raise ProtocolError(f"{what}: the statistics record is not a JSON object")
-    return raw
-
-
-def _part(record: Mapping[str, object], key: str) -> Mapping[str, object]:
-    value = record.get(key)
-    return value if isinstance(value, dict) else {}
+    values: dict[str, Any] = dict(known)
+    invalid: set[str] = set()
+    for field, section, key, read in layout:
+        source = raw if section is None else raw.get(section)
+        value = read(source.get(key)) if isinstance(source, dict) else None
+        if value is None:
+            invalid.add(field)
+        values[field] = value
+    if len(invalid) == len(layout):
+        raise ProtocolError(f"{what}: the reply is not a statistics record (no usable field)")
+    return NodeStats(**values, invalid=frozenset(invalid))
 
 
 def stats_from_v2(raw: object, what: str) -> NodeStats:
-    record = _record(raw, what)
-    providers, publishers = _part(record, "providers"), _part(record, "publishers")
-    f = _Fields()
-    return f.stats(
-        what,
-        created=f.time(record, "createdTime", "created"),
-        last_updated=f.time(record, "lastUpdatedTime", "last_updated"),
-        total_bytes_in=f.count(providers, "totalBytesIn", "total_bytes_in"),
-        total_bytes_out=f.count(publishers, "totalBytesOut", "total_bytes_out"),
-        connections_in=f.connections(providers, "connections", "connections_in"),
-        connections_out=f.connections(publishers, "connections", "connections_out"),
-        total_connections=f.count(publishers, "totalConnections", "total_connections"),
-        max_total_connections=f.count(publishers, "maxTotalConnections", "max_total_connections"),
-        max_total_connection_time=f.time(publishers, "maxTotalConnectionTime", "max_total_connection_time"),
-        avg_throughput_in_bps=f.count(providers, "avgThroughputIn", "avg_throughput_in_bps"),
-        avg_throughput_out_bps=f.count(publishers, "avgThroughputOut", "avg_throughput_out_bps"),
-        max_throughput_in_bps=f.count(providers, "maxThroughputIn", "max_throughput_in_bps"),
-        max_throughput_out_bps=f.count(publishers, "maxThroughputOut", "max_throughput_out_bps"),
-        last_throughput_in_bytes=f.count(providers, "lastThroughputIn", "last_throughput_in_bytes"),
-        last_throughput_out_bytes=f.count(publishers, "lastThroughputOut", "last_throughput_out_bytes"),
-        last_recv=f.time(providers, "lastRecvTime", "last_recv"),
-        last_sent=f.time(publishers, "lastSentTime", "last_sent"),
-    )
+    return _stats(raw, what, V2_LAYOUT)
 
 
 def stats_from_v1(raw: object, what: str) -> NodeStats:
-    """The open source record: no inbound connection counts, so connections_in is None (unknown, not
-    invalid)."""
-    record = _record(raw, what)
-    f = _Fields()
-    return f.stats(
-        what,
-        created=f.time(record, "createdTime", "created"),
-        last_updated=f.time(record, "lastUpdatedTime", "last_updated"),
-        total_bytes_in=f.count(record, "totalBytesIn", "total_bytes_in"),
-        total_bytes_out=f.count(record, "totalBytesOut", "total_bytes_out"),
-        connections_in=None,
-        connections_out=f.connections(record, "connections", "connections_out"),
-        total_connections=f.count(record, "totalConnections", "total_connections"),
-        max_total_connections=f.count(record, "maxTotalConnections", "max_total_connections"),
-        max_total_connection_time=f.time(record, "maxTotalConnectionTime", "max_total_connection_time"),
-        avg_throughput_in_bps=f.count(record, "avgThroughputIn", "avg_throughput_in_bps"),
-        avg_throughput_out_bps=f.count(record, "avgThroughputOut", "avg_throughput_out_bps"),
-        max_throughput_in_bps=f.count(record, "maxThroughputIn", "max_throughput_in_bps"),
-        max_throughput_out_bps=f.count(record, "maxThroughputOut", "max_throughput_out_bps"),
-        last_throughput_in_bytes=f.count(record, "lastThroughputIn", "last_throughput_in_bytes"),
-        last_throughput_out_bytes=f.count(record, "lastThroughputOut", "last_throughput_out_bytes"),
-        last_recv=f.time(record, "lastRecvTime", "last_recv"),
-        last_sent=f.time(record, "lastSentTime", "last_sent"),
-    )
+    """No inbound connection counts on v1: connections_in is None (unknown, not invalid)."""
+    return _stats(raw, what, V1_LAYOUT, connections_in=None)
 
 
 def _number(value: Any, kind: type[int] | type[float]) -> Any:
