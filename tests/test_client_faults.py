@@ -216,10 +216,14 @@ async def test_a_connect_that_never_completes_times_out_as_unreachable() -> None
         listener.close()
 
 
-@pytest.mark.parametrize("failure", [Hangup(), Stall(), RawBytes(b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n{")])
+@pytest.mark.parametrize("failure", [
+    Hangup(), Stall(), RawBytes(b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n{"),
+    Answer(200, b"\x1f\x8b not gzip", {"Content-Encoding": "gzip"}),  # answered, but unreadably
+    Answer(200, b" " * 65536, repeat=200),  # answered with more than max_reply_bytes
+], ids=["hangup", "stall", "cut-short", "corrupt-gzip", "too-large"])
 async def test_a_post_that_fails_after_sending_is_unknown_and_never_retried(serve, failure: Behaviour) -> None:
     server = serve(Routes(**{"/v1/vhosts/default/apps/app/streams/stream:sendEvent": failure}))
-    async with OmeClient(server.url, TOKEN, timeout=0.2) as client:
+    async with OmeClient(server.url, TOKEN, timeout=0.2, max_reply_bytes=1024 * 1024) as client:
         with pytest.raises(OutcomeUnknown) as caught:
             await client.cue_out(STREAM, 30_000)
     assert [json.loads(r.body) for r in server.requests if r.method == "POST"] == [

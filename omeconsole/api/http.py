@@ -164,6 +164,14 @@ class HttpTransport:
                     progress.sent = True
                     content = await _read_body(response, cap, where)
                     return Reply(response.status, response.headers, content, str(response.url))
+        except (ReplyTooLarge, ProtocolError) as error:
+            if method == "GET":
+                raise
+            # The server took the POST and answered; what it said cannot be read.
+            failure = OutcomeUnknown(
+                f"{where.host} answered the request with HTTP {error.status} and a reply that cannot be read "
+                f"({error.message}); the server may or may not have applied it. Check the stream before "
+                "sending again.", error.status)
         except (TimeoutError, aiohttp.ClientError, OSError, ValueError) as error:
             failure = _failure(error, method, where, limits, sent=progress.sent or method == "GET")
         # Raised here, outside the handler, so that aiohttp's exception (which holds the request and its
