@@ -156,6 +156,7 @@ class HttpTransport:
                 self._sends = self._session(fresh_connections=True)
             session = self._sends
         per_wait = aiohttp.ClientTimeout(total=None, sock_connect=limits.connect, sock_read=limits.read)
+        failure: OmeError
         try:
             async with asyncio.timeout(limits.total):
                 async with session.request(method, URL(url, encoded=True), headers=headers, data=body,
