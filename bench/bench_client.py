@@ -15,8 +15,9 @@ urllib3-future, which replaces urllib3 and breaks requests-based test tools in t
 
     .venv/bin/python bench/bench_client.py --imports [--baseline DIR]
 
-compares instead the import time of the console's wire layer and entry point (`python -X importtime`,
-median of 9 alternated runs) with a checkout of an earlier commit in DIR (`git archive REV | tar -x -C DIR`).
+compares instead the CPU time of importing the console's wire layer and entry point, and of getting to a
+constructed client (median of 9 fresh interpreters, alternated) with a checkout of an earlier commit in DIR
+(`git archive REV | tar -x -C DIR`).
 """
 
 from __future__ import annotations
@@ -330,32 +331,50 @@ def _reply_of(url: str) -> tuple[bytes, dict[str, str]]:
 
 
 IMPORTED = ("omeconsole.api.client", "omeconsole.api.publisher", "omeconsole.cli.main")
+READY = "import + OmeClient(...) constructed"
+FIRST_REPLY = "import + construct + first reply (list_vhosts from the simulator)"
 
 
-def _import_us(source: Path, module: str) -> int:
-    """Cumulative microseconds `python -X importtime` reports for importing `module` from `source`."""
+_CPU = "import time; t = time.process_time(); {code}; print((time.process_time() - t) * 1e6)"
+READY_CODE = "from omeconsole.api.client import OmeClient; OmeClient('https://ome.example:8081', 'token')"
+FIRST_REPLY_CODE = ("exec('import asyncio\\nfrom omeconsole.api.client import OmeClient\\nasync def first():\\n"
+                    "    async with OmeClient(URL, TOKEN) as client:\\n        await client.list_vhosts()\\n"
+                    "asyncio.run(first())')")
+
+
+def _cpu_us(source: Path, code: str) -> int:
+    """CPU microseconds of `code` in a fresh interpreter importing from `source` (CPU, not wall time, so
+    that other work on the machine moves the figure less)."""
     env = {**os.environ, "PYTHONPATH": str(source)}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], env=env,
-                          capture_output=True, text=True, check=True, cwd=source)
-    for line in done.stderr.splitlines():
-        fields = [f.strip() for f in line.removeprefix("import time:").split("|")]
-        if len(fields) == 3 and fields[2] == module:
-            return int(fields[1])
-    raise SystemExit(f"{module} not in the import-time report")
+    done = subprocess.run([sys.executable, "-c", _CPU.format(code=code)], env=env, capture_output=True, text=True,
+                          check=True, cwd=source)
+    return int(float(done.stdout.strip()))
 
 
 def imports(baseline: Path | None, runs: int = 9) -> None:
+    simulator, api_url = start_simulator()
+    try:
+        first_reply = FIRST_REPLY_CODE.replace("URL", json.dumps(api_url)).replace("TOKEN", json.dumps(TOKEN))
+        _imports(baseline, runs, first_reply)
+    finally:
+        simulator.terminate()
+        simulator.wait(10)
+
+
+def _imports(baseline: Path | None, runs: int, first_reply: str) -> None:
     here = Path(__file__).resolve().parent.parent
     trees = {"this tree": here, **({"baseline": baseline.resolve()} if baseline else {})}
     times: dict[tuple[str, str], list[int]] = {}
     for _ in range(runs):
         for label, source in trees.items():
             for module in (*IMPORTED, "httpx", "aiohttp"):
-                times.setdefault((label, module), []).append(_import_us(source, module))
-    print(f"import time, cumulative ms, median of {runs} (python -X importtime), load {os.getloadavg()[0]:.2f}")
+                times.setdefault((label, module), []).append(_cpu_us(source, f"import {module}"))
+            times.setdefault((label, READY), []).append(_cpu_us(source, READY_CODE))
+            times.setdefault((label, FIRST_REPLY), []).append(_cpu_us(source, first_reply))
+    print(f"CPU ms to import, median of {runs} fresh interpreters, alternated; load {os.getloadavg()[0]:.2f}")
     print("| module | " + " | ".join(trees) + " |")
     print("|---|" + "---|" * len(trees))
-    for module in (*IMPORTED, "httpx", "aiohttp"):
+    for module in (*IMPORTED, "httpx", "aiohttp", READY, FIRST_REPLY):
         cells = [f"{statistics.median(times[(label, module)]) / 1000:.0f}" for label in trees]
         print(f"| {module} | " + " | ".join(cells) + " |")
 

@@ -16,6 +16,9 @@ Built on aiohttp (the fastest maintained client measured in bench/bench_client.p
   and a reason; aiohttp's exceptions (which carry the request and its headers) are never chained.
 - TLS certificates are verified unless the transport is made with `verify=False`.
 
+aiohttp is imported on the first request, not with this module: commands that never reach a server
+(`--help`, `config path`) do not pay for it (it loads the system's CA store as it is imported).
+
 `Transport` is the seam: `OmeClient` and `PublisherReader` take any object with its `request` and
 `aclose`, so a test can wrap the real transport (to count requests, say) without a mock HTTP stack.
 """
@@ -28,11 +31,11 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import urlsplit
 
-import aiohttp
-from yarl import URL
+if TYPE_CHECKING:
+    import aiohttp
 
 from omeconsole.api.errors import (
     OmeError,
@@ -123,6 +126,8 @@ class HttpTransport:
         return f"HttpTransport(verify={self._verify}, max_connections={self._max_connections})"
 
     def _session(self, *, fresh_connections: bool) -> aiohttp.ClientSession:
+        import aiohttp
+
         connector = aiohttp.TCPConnector(
             limit=self._max_connections, ssl=self._verify, force_close=fresh_connections,
             keepalive_timeout=KEEPALIVE_EXPIRY_S if not fresh_connections else None,
@@ -144,6 +149,9 @@ class HttpTransport:
 
     async def request(self, method: Method, url: str, *, cap: Cap, headers: Mapping[str, str] | None = None,
                       body: bytes | None = None, timeouts: Timeouts | None = None) -> Reply:
+        import aiohttp
+        from yarl import URL
+
         limits = timeouts or self.timeouts
         where = _Where.of(url)
         progress = SimpleNamespace(sent=False)
@@ -275,6 +283,8 @@ def _too_large(where: _Where, cap: Cap, status: int, declared: int | None = None
 
 def _failure(error: BaseException, method: Method, where: _Where, limits: Timeouts, *, sent: bool) -> OmeError:
     """The typed error for a failed request, by what happened and whether the request had left."""
+    import aiohttp
+
     if isinstance(error, aiohttp.ClientConnectorCertificateError):  # also a ValueError (ssl.CertificateError)
         reason = ("its TLS certificate is not trusted (" + _reason(error.certificate_error) + "); "
                   "check the URL, or turn verification off only for a server you control")
@@ -314,6 +324,8 @@ def _unreachable(method: Method, where: _Where, reason: str) -> UnreachableError
 
 
 def _connect_reason(error: BaseException) -> str:
+    import aiohttp
+
     if isinstance(error, aiohttp.ClientConnectorDNSError):
         return "the host name does not resolve"
     os_error = getattr(error, "os_error", error)
