@@ -104,16 +104,26 @@ async def test_a_huge_body_is_not_read_past_the_cap(serve, length: int | None) -
     assert memory.peak < MEMORY_ALLOWANCE
 
 
-@pytest.mark.parametrize("encoding", ["gzip", "deflate", "raw-deflate"])
+def _deflate(raw: bytes, wbits: int) -> bytes:
+    packer = zlib.compressobj(wbits=wbits)
+    return packer.compress(raw) + packer.flush()
+
+
+ENCODINGS: dict[str, tuple[str, Callable[[bytes], bytes]]] = {
+    "gzip": ("gzip", gzip.compress),
+    "gzip-three-members": ("gzip", lambda raw: b"".join(
+        gzip.compress(raw[i * len(raw) // 3:(i + 1) * len(raw) // 3]) for i in range(3))),
+    "gzip-then-padding": ("gzip", lambda raw: gzip.compress(raw) + b"\0" * 100),
+    "deflate": ("deflate", lambda raw: _deflate(raw, 15)),
+    "raw-deflate": ("deflate", lambda raw: _deflate(raw, -15)),
+}
+
+
+@pytest.mark.parametrize("encoding", list(ENCODINGS))
 async def test_compressed_replies_under_the_cap_are_read_whole(serve, encoding: str) -> None:
     names = [f"vhost-{i}" for i in range(20_000)]
-    raw = envelope(names)
-    if encoding == "gzip":
-        body = gzip.compress(raw)
-    else:
-        packer = zlib.compressobj(wbits=15 if encoding == "deflate" else -15)
-        body = packer.compress(raw) + packer.flush()
-    server = serve(Answer(200, body, {"Content-Encoding": encoding.replace("raw-", "")}))
+    header, pack = ENCODINGS[encoding]
+    server = serve(Answer(200, pack(envelope(names)), {"Content-Encoding": header}))
     async with OmeClient(server.url, TOKEN) as client:
         assert await client.list_vhosts() == names
     assert server.requests[0].headers["accept-encoding"] == "gzip, deflate"
@@ -121,6 +131,7 @@ async def test_compressed_replies_under_the_cap_are_read_whole(serve, encoding: 
 
 @pytest.mark.parametrize(("headers", "body"), [
     ({"Content-Encoding": "gzip"}, b"\x1f\x8b\x08\x00 this is not gzip at all"),
+    ({"Content-Encoding": "gzip"}, gzip.compress(envelope(["default"]))[:-12]),  # cut before its end
     ({"Content-Encoding": "br"}, b"\x0b\x02\x80{}\x03"),
 ])
 async def test_a_body_that_cannot_be_decoded_is_a_protocol_error(serve, headers: dict[str, str],

@@ -55,6 +55,8 @@ ACCEPT_ENCODING = "gzip, deflate"
 KEEPALIVE_EXPIRY_S = 2.0
 """Idle pooled connections are dropped after this, shorter than common server idle timeouts."""
 
+_DECODE_STEP = 256 * 1024
+"""The most decoded bytes produced at once, before they are appended to the body."""
 _RAW_SLACK = 64 * 1024
 """Compressed bytes may exceed the decoded size by a little (stored blocks, headers)."""
 
@@ -210,34 +212,41 @@ class _Where:
 # -- reading a body under a cap ----------------------------------------------------------------------
 
 class _Decoder:
-    """gzip or zlib-wrapped deflate (what servers send as `deflate`), fed chunk by chunk, output bounded."""
+    """gzip (any number of members) or deflate, fed chunk by chunk, its output bounded at every step."""
 
     def __init__(self, encoding: str) -> None:
-        self._wbits = 47 if encoding in ("gzip", "x-gzip") else 15
-        self._raw_deflate_fallback = encoding == "deflate"
-        self._inflater = zlib.decompressobj(self._wbits)
+        self._gzip = encoding in ("gzip", "x-gzip")
+        self._inflater = zlib.decompressobj(31 if self._gzip else 15)
         self._started = False
+        self._pending = b""
+        """Input the inflater has not taken yet (held back by a `room` limit, or the next gzip member)."""
+
+    @property
+    def finished(self) -> bool:
+        return self._inflater.eof and not self._pending
 
     def feed(self, data: bytes, room: int) -> bytes:
-        """Up to `room` decoded bytes of `data`; whatever is left waits in the inflater (never more)."""
-        try:
-            if not self._started and self._raw_deflate_fallback and data and (data[0] & 0x0F) != 8:
-                self._inflater = zlib.decompressobj(-15)  # some servers send raw deflate as "deflate"
-            self._started = True
-            out = self._inflater.decompress(data, room)
-            while self._inflater.eof and self._inflater.unused_data and len(out) < room:
-                rest = self._inflater.unused_data  # another gzip member follows
-                self._inflater = zlib.decompressobj(self._wbits)
-                out += self._inflater.decompress(rest, room - len(out))
-            return out
-        except zlib.error as error:
-            raise ValueError(f"the compressed body is corrupt ({error})") from None
+        """Up to `room` decoded bytes of what was held back and `data`; the rest waits for `more`."""
+        if not self._started and not self._gzip and data and (data[0] & 0x0F) != 8:
+            self._inflater = zlib.decompressobj(-15)  # some servers send raw deflate as "deflate"
+        self._started = True
+        self._pending += data
+        return self.more(room)
 
     def more(self, room: int) -> bytes:
-        """Decoded bytes still held back by an earlier `room` limit."""
-        if self._inflater.unconsumed_tail:
-            return self.feed(self._inflater.unconsumed_tail, room)
-        return b""
+        out = b""
+        try:
+            while self._pending and len(out) < room:
+                if self._inflater.eof:
+                    if not (self._gzip and self._pending.startswith(b"\x1f\x8b")):
+                        self._pending = b""  # trailing bytes that are not another member: ignored, as browsers do
+                        break
+                    self._inflater = zlib.decompressobj(31)  # the next gzip member
+                out += self._inflater.decompress(self._pending, room - len(out))
+                self._pending = self._inflater.unconsumed_tail or self._inflater.unused_data
+        except zlib.error as error:
+            raise ValueError(f"the compressed body is corrupt ({error})") from None
+        return out
 
 
 async def _read_body(response: aiohttp.ClientResponse, cap: Cap, where: _Where) -> bytes:
@@ -260,12 +269,14 @@ async def _read_body(response: aiohttp.ClientResponse, cap: Cap, where: _Where) 
                 raise _too_large(where, cap, response.status)
             if decoder is None:
                 body += chunk
-            else:
-                body += decoder.feed(chunk, cap.limit + 1 - len(body))
-                while len(body) <= cap.limit and (extra := decoder.more(cap.limit + 1 - len(body))):
+            else:  # in steps, so that no decoded piece besides the body itself is ever large
+                body += decoder.feed(chunk, min(_DECODE_STEP, cap.limit + 1 - len(body)))
+                while len(body) <= cap.limit and (extra := decoder.more(min(_DECODE_STEP, cap.limit + 1 - len(body)))):
                     body += extra
             if len(body) > cap.limit:
                 raise _too_large(where, cap, response.status)
+        if decoder is not None and raw and not decoder.finished:
+            raise ValueError("the compressed body ends before its end")
     except ValueError as error:
         raise ProtocolError(f"{where.host} answered {where.path} with a body that cannot be read: {error}",
                             response.status) from None
