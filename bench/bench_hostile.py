@@ -172,7 +172,7 @@ def _read_one(target: str, url: str) -> None:
             finally:
                 await reader.aclose()
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return json.dumps({"growth_mib": (peak - before) / 1024, "outcome": outcome})
+        return json.dumps({"growth_mib": max(0, peak - before) / 1024, "outcome": outcome})
 
     print(asyncio.run(run()))
 
