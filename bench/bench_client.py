@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import importlib.util
 import json
 import os
@@ -34,8 +35,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,10 @@ Fetch = Callable[[str], Awaitable[int]]
 """GET one URL (keep-alive) and return the body's length."""
 
 
-# -- candidates: each opens a keep-alive client and hands back a fetch --------------------------------
+# -- candidates: each opens a keep-alive client and hands back a fetch and a close ---------------------
+
+Close = Callable[[], Awaitable[object]]
+
 
 class _Candidate:
     name = ""
@@ -55,135 +58,109 @@ class _Candidate:
     def available(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
+    async def start(self) -> tuple[Fetch, Close]:
         raise NotImplementedError
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[Fetch]:
+        fetch, close = await self.start()
+        try:
+            yield fetch
+        finally:
+            await close()
 
 
 class _Httpx(_Candidate):
     name, module = "httpx", "httpx"
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
-        import contextlib
-
+    async def start(self) -> tuple[Fetch, Close]:
         import httpx
 
-        @contextlib.asynccontextmanager
-        async def opened() -> Any:
-            async with httpx.AsyncClient(headers=AUTH, timeout=10) as client:
-                async def fetch(url: str) -> int:
-                    return len((await client.get(url)).content)
-                yield fetch
-        return opened()
+        client = httpx.AsyncClient(headers=AUTH, timeout=10)
+
+        async def fetch(url: str) -> int:
+            return len((await client.get(url)).content)
+        return fetch, client.aclose
 
 
 class _Aiohttp(_Candidate):
     name, module = "aiohttp", "aiohttp"
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
-        import contextlib
-
+    async def start(self) -> tuple[Fetch, Close]:
         import aiohttp
 
-        @contextlib.asynccontextmanager
-        async def opened() -> Any:
-            async with aiohttp.ClientSession(headers=AUTH, timeout=aiohttp.ClientTimeout(total=10)) as session:
-                async def fetch(url: str) -> int:
-                    async with session.get(url) as response:
-                        return len(await response.read())
-                yield fetch
-        return opened()
+        session = aiohttp.ClientSession(headers=AUTH, timeout=aiohttp.ClientTimeout(total=10))
+
+        async def fetch(url: str) -> int:
+            async with session.get(url) as response:
+                return len(await response.read())
+        return fetch, session.close
 
 
 class _Aiosonic(_Candidate):
     name, module = "aiosonic", "aiosonic"
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
-        import contextlib
-
+    async def start(self) -> tuple[Fetch, Close]:
         import aiosonic
 
-        @contextlib.asynccontextmanager
-        async def opened() -> Any:
-            client = aiosonic.HTTPClient()
-            try:
-                async def fetch(url: str) -> int:
-                    response = await client.get(url, headers=AUTH)
-                    return len(await response.content())
-                yield fetch
-            finally:
-                await client.aclose()
-        return opened()
+        client = aiosonic.HTTPClient()
+
+        async def fetch(url: str) -> int:
+            return len(await (await client.get(url, headers=AUTH)).content())
+        return fetch, client.aclose
 
 
 class _Niquests(_Candidate):
     name, module = "niquests", "niquests"
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
-        import contextlib
-
+    async def start(self) -> tuple[Fetch, Close]:
         import niquests
 
-        @contextlib.asynccontextmanager
-        async def opened() -> Any:
-            async with niquests.AsyncSession() as session:
-                session.headers.update(AUTH)
+        session = niquests.AsyncSession()
+        session.headers.update(AUTH)
 
-                async def fetch(url: str) -> int:
-                    return len((await session.get(url, timeout=10)).content or b"")
-                yield fetch
-        return opened()
+        async def fetch(url: str) -> int:
+            return len((await session.get(url, timeout=10)).content or b"")
+        return fetch, session.close
 
 
 class _CurlCffi(_Candidate):
     name, module = "curl-cffi", "curl_cffi"
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
-        import contextlib
-
+    async def start(self) -> tuple[Fetch, Close]:
         from curl_cffi.requests import AsyncSession
 
-        @contextlib.asynccontextmanager
-        async def opened() -> Any:
-            async with AsyncSession(headers=AUTH, timeout=10) as session:
-                async def fetch(url: str) -> int:
-                    return len((await session.get(url)).content)
-                yield fetch
-        return opened()
+        session = AsyncSession(headers=AUTH, timeout=10)
+
+        async def fetch(url: str) -> int:
+            return len((await session.get(url)).content)
+        return fetch, session.close
 
 
 class _Pyreqwest(_Candidate):
     name, module = "pyreqwest", "pyreqwest"
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
-        import contextlib
-
+    async def start(self) -> tuple[Fetch, Close]:
         from pyreqwest.client import ClientBuilder
 
-        @contextlib.asynccontextmanager
-        async def opened() -> Any:
-            async with ClientBuilder().default_headers(AUTH).build() as client:
-                async def fetch(url: str) -> int:
-                    response = await client.get(url).build().send()
-                    return len(await response.bytes())
-                yield fetch
-        return opened()
+        client = ClientBuilder().default_headers(AUTH).build()
+
+        async def fetch(url: str) -> int:
+            return len(await (await client.get(url).build().send()).bytes())
+        return fetch, client.close
 
 
 class _Httpr(_Candidate):
     name, module = "httpr", "httpr"
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
-        import contextlib
-
+    async def start(self) -> tuple[Fetch, Close]:
         import httpr
 
-        @contextlib.asynccontextmanager
-        async def opened() -> Any:
-            async with httpr.AsyncClient(headers=AUTH, timeout=10) as client:
-                async def fetch(url: str) -> int:
-                    return len((await client.get(url)).content)
-                yield fetch
-        return opened()
+        client = httpr.AsyncClient(headers=AUTH, timeout=10)
+
+        async def fetch(url: str) -> int:
+            return len((await client.get(url)).content)
+        return fetch, client.aclose
 
 
 class _Omeconsole(_Candidate):
@@ -191,22 +168,15 @@ class _Omeconsole(_Candidate):
 
     name, module = "omeconsole HttpTransport", "aiohttp"
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
-        import contextlib
-
+    async def start(self) -> tuple[Fetch, Close]:
         from omeconsole.api.http import Cap, HttpTransport
 
-        @contextlib.asynccontextmanager
-        async def opened() -> Any:
-            transport = HttpTransport(headers=AUTH)  # as OmeClient makes it: its headers on the session
-            cap = Cap(8 * 1024 * 1024, "max_reply_bytes")
-            try:
-                async def fetch(url: str) -> int:
-                    return len((await transport.request("GET", url, cap=cap)).body)
-                yield fetch
-            finally:
-                await transport.aclose()
-        return opened()
+        transport = HttpTransport(headers=AUTH)  # as OmeClient makes it: its headers on the session
+        cap = Cap(8 * 1024 * 1024, "max_reply_bytes")
+
+        async def fetch(url: str) -> int:
+            return len((await transport.request("GET", url, cap=cap)).body)
+        return fetch, transport.aclose
 
 
 class _OmeClientStats(_Candidate):
@@ -215,30 +185,25 @@ class _OmeClientStats(_Candidate):
     name, module = "omeconsole OmeClient.stats()", "aiohttp"
     targets = ("simulator",)  # it detects the server first, which the one-reply ASGI app cannot answer
 
-    def open(self) -> AbstractAsyncContextManager[Fetch]:
-        import contextlib
+    async def start(self) -> tuple[Fetch, Close]:
         from urllib.parse import unquote, urlsplit
 
         from omeconsole.api.client import OmeClient
         from omeconsole.model.paths import NodePath
 
-        @contextlib.asynccontextmanager
-        async def opened() -> Any:
-            client: OmeClient | None = None
-            try:
-                async def fetch(url: str) -> int:
-                    nonlocal client
-                    parts = urlsplit(url)
-                    if client is None:  # its first call detects the edition: inside the warm-up
-                        client = OmeClient(f"{parts.scheme}://{parts.netloc}", TOKEN)
-                    names = [unquote(p) for p in parts.path.split("/")[5::2]]
-                    stats = await client.stats(NodePath(*names))
-                    return 1000 if stats.total_bytes_in is not None else 0
-                yield fetch
-            finally:
-                if client is not None:
-                    await client.aclose()
-        return opened()
+        clients: list[OmeClient] = []
+
+        async def fetch(url: str) -> int:
+            parts = urlsplit(url)
+            if not clients:  # its first call detects the edition: inside the warm-up
+                clients.append(OmeClient(f"{parts.scheme}://{parts.netloc}", TOKEN))
+            stats = await clients[0].stats(NodePath(*(unquote(p) for p in parts.path.split("/")[5::2])))
+            return 1000 if stats.total_bytes_in is not None else 0
+
+        async def close() -> None:
+            for client in clients:
+                await client.aclose()
+        return fetch, close
 
 
 CANDIDATES: tuple[_Candidate, ...] = (_Httpx(), _Aiohttp(), _Aiosonic(), _Niquests(), _CurlCffi(), _Pyreqwest(),
