@@ -98,6 +98,7 @@ async def test_the_client_builds_basic_auth_from_the_whole_token(serve) -> None:
     async with OmeClient(server.url, TOKEN) as client:
         assert await client.list_vhosts() == ["default"]
     assert [r.headers["authorization"] for r in server.requests] == [f"Basic {ENCODED}"]
+    assert server.requests[0].headers["user-agent"].startswith("omeconsole/")  # a server's logs say who asked
 
 
 @pytest.mark.parametrize(("reply", "words"), [

@@ -34,9 +34,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Literal, Protocol
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
-    import aiohttp
-
+from omeconsole import __version__
 from omeconsole.api.errors import (
     OmeError,
     OutcomeUnknown,
@@ -46,11 +44,16 @@ from omeconsole.api.errors import (
     UnreachableError,
 )
 
+if TYPE_CHECKING:
+    import aiohttp
+
 Method = Literal["GET", "POST"]
 MiB = 1024 * 1024
 
 ACCEPT_ENCODING = "gzip, deflate"
 """What we can decode ourselves, chunk by chunk, under a cap."""
+USER_AGENT = f"omeconsole/{__version__}"
+"""So that a server's logs say which client asked."""
 
 KEEPALIVE_EXPIRY_S = 2.0
 """Idle pooled connections are dropped after this, shorter than common server idle timeouts."""
@@ -117,7 +120,7 @@ class HttpTransport:
     def __init__(self, *, headers: Mapping[str, str] | None = None, timeouts: Timeouts = Timeouts(),
                  verify: bool = True, max_connections: int = 8, follow_redirects: bool = False) -> None:
         self.timeouts = timeouts
-        self._headers = {"Accept-Encoding": ACCEPT_ENCODING, **(headers or {})}
+        self._headers = {"Accept-Encoding": ACCEPT_ENCODING, "User-Agent": USER_AGENT, **(headers or {})}
         self._verify = verify
         self._follow_redirects = follow_redirects
         self._max_connections = max_connections
@@ -141,7 +144,7 @@ class HttpTransport:
             trace.append(config)
         return aiohttp.ClientSession(connector=connector, headers=self._headers, auto_decompress=False,
                                      timeout=aiohttp.ClientTimeout(total=None), trace_configs=trace,
-                                     cookie_jar=aiohttp.DummyCookieJar(), skip_auto_headers=("User-Agent",))
+                                     cookie_jar=aiohttp.DummyCookieJar())
 
     async def aclose(self) -> None:
         for session in (self._reads, self._sends):
