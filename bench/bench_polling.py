@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 from omeconsole.api.client import OmeClient, basic_authorization
+from omeconsole.api.http import HttpTransport, Method, Reply
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.model.nodes import NodeState
@@ -30,16 +31,16 @@ from omeconsole.model.paths import NodePath
 TOKEN = "bench-token"
 
 
-class CountingTransport(httpx.AsyncHTTPTransport):
+class CountingTransport(HttpTransport):
     """Counts requests where they leave the process, independently of the engine's own counter."""
 
     def __init__(self) -> None:
         super().__init__()
         self.sent: list[float] = []
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def request(self, method: Method, url: str, **options: Any) -> Reply:
         self.sent.append(time.monotonic())
-        return await super().handle_async_request(request)
+        return await super().request(method, url, **options)
 
 
 def start_simulator() -> tuple[subprocess.Popen[str], str]:

@@ -1,16 +1,20 @@
-"""A tiny in-memory OME for engine tests, served through httpx.MockTransport on the test's FakeClock.
+"""A tiny in-memory OME on a real loopback port, on the test's FakeClock, for engine and client tests.
 
 It can be made to do what the real simulator will not on demand: list 10,000 streams without
-start-up cost, restart a stream's counters, drop a stream, or stop answering altogether. Every
-request is logged with the fake time it arrived, so tests can check the request budget.
+start-up cost, restart a stream's counters, drop a stream, stop listening altogether (`down`), or
+answer any path with any behaviour of `loopback_server` (`replies`: a gzip bomb, a trickle, garbage,
+out-of-range numbers). Names in `tree` are data and may be anything (a `/`, empty, a lone surrogate).
+Every request is logged with the fake time it arrived, so tests can check the request budget.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import unquote
 
-import httpx
+from loopback_server import Answer, Behaviour, LoopbackServer, Request
 
 from omeconsole.api.client import OmeClient
 from omeconsole.core.clock import FakeClock
@@ -30,12 +34,14 @@ class FakeOme:
     apps_per_vhost: int = 25
     streams_per_app: int = 100
     token: str = "fake-token"
-    down: bool = False
     refuse_auth: bool = False
     broken: set[str] = field(default_factory=set)
     """URL paths answered with a proxy's HTML error page."""
     requests: list[tuple[float, str]] = field(default_factory=list)
     started: dict[tuple[str, str, str], float] = field(default_factory=dict)
+    replies: dict[str, Behaviour] = field(default_factory=dict)
+    """URL paths (as sent, percent-encoded) answered with this behaviour instead of the API's."""
+    server: LoopbackServer | None = None
 
     def __post_init__(self) -> None:
         self.tree: dict[str, dict[str, list[str]]] = {
@@ -43,10 +49,39 @@ class FakeOme:
             for v in range(self.vhosts)
         }
         self._boot = self.clock.monotonic()
+        self._down = False
 
-    def client(self, timeout: float = 5.0) -> OmeClient:
-        return OmeClient("http://fake-ome:8081", self.token, transport=httpx.MockTransport(self.handle),
-                         timeout=timeout)
+    @property
+    def url(self) -> str:
+        """The API's base URL; the server starts listening on first use."""
+        if self.server is None:
+            self.server = LoopbackServer(self.handle).start()
+            if self._down:
+                self.server.stop()
+        return self.server.url
+
+    def client(self, timeout: float = 5.0, **options: Any) -> OmeClient:
+        return OmeClient(self.url, self.token, timeout=timeout, **options)
+
+    @property
+    def down(self) -> bool:
+        """True: the port refuses connections and open ones are dropped; False: listening again."""
+        return self._down
+
+    @down.setter
+    def down(self, value: bool) -> None:
+        self._down = value
+        if self.server is None:
+            return
+        if value:
+            self.server.stop()
+        else:
+            self.server.start()
+
+    async def aclose(self) -> None:
+        """Stop the server now (else it stops when this fake is garbage)."""
+        if self.server is not None:
+            await self.server.aclose()
 
     def restart(self, vhost: str, app: str, stream: str) -> None:
         """The stream's input reconnects: new createdTime, byte counters back to zero."""
@@ -78,25 +113,24 @@ class FakeOme:
         }
 
     @staticmethod
-    def _ok(response: object) -> httpx.Response:
-        return httpx.Response(200, json={"message": "OK", "response": response, "statusCode": 200})
+    def _ok(response: object) -> Answer:
+        return Answer.json({"message": "OK", "response": response, "statusCode": 200})
 
     @staticmethod
-    def _missing(text: str) -> httpx.Response:
-        return httpx.Response(404, json={"message": f"[HTTP] {text} (404)", "statusCode": 404})
+    def _missing(text: str) -> Answer:
+        return Answer.json({"message": f"[HTTP] {text} (404)", "statusCode": 404}, 404)
 
-    async def handle(self, request: httpx.Request) -> httpx.Response:
-        path = request.url.path
-        self.requests.append((self.clock.monotonic(), path))
-        if self.down:
-            raise httpx.ConnectError("connection refused")
+    async def handle(self, request: Request) -> Behaviour:
+        path = request.path
+        self.requests.append((self.clock.monotonic(), unquote(path)))
+        if path in self.replies:
+            return self.replies[path]
         if self.refuse_auth:
-            return httpx.Response(401, json={"message": "[HTTP] Invalid credential (401)", "statusCode": 401},
-                                  headers={"WWW-Authenticate": 'Basic realm="OvenMediaEngine"'})
+            return Answer.json({"message": "[HTTP] Invalid credential (401)", "statusCode": 401}, 401,
+                               headers={"WWW-Authenticate": 'Basic realm="OvenMediaEngine"'})
         if path in self.broken:
-            return httpx.Response(502, text="<html><body>Bad Gateway</body></html>",
-                                  headers={"content-type": "text/html"})
-        parts = path.strip("/").split("/")
+            return Answer(502, b"<html><body>Bad Gateway</body></html>", {"Content-Type": "text/html"})
+        parts = [unquote(part, errors="surrogateescape") for part in path.strip("/").split("/")]
         if parts == ["v1", "version"]:
             return self._ok({"gitVersion": "v0.20.5.0-1", "version": "0.20.5.0-1"})
         if parts[:3] == ["v2", "stats", "current"]:
@@ -105,7 +139,7 @@ class FakeOme:
             return self._listing(parts[2:])
         return self._missing("Controller not found")
 
-    def _listing(self, rest: list[str]) -> httpx.Response:
+    def _listing(self, rest: list[str]) -> Answer:
         if not rest:
             return self._ok(list(self.tree))
         vhost = self.tree.get(rest[0])
@@ -126,7 +160,7 @@ class FakeOme:
                                                     "framerate": 30.0, "bitrate": 4000000}}]}})
         return self._missing("Controller not found")
 
-    def _stats(self, rest: list[str]) -> httpx.Response:
+    def _stats(self, rest: list[str]) -> Answer:
         names = rest[1::2]
         vhost = self.tree.get(names[0]) if names else None
         if vhost is None:

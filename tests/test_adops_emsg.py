@@ -10,6 +10,8 @@ from mutagen.id3 import ID3, PRIV, TIT2, TXXX
 
 from omeconsole.api.emsg import (
     ID3_SCHEME,
+    MAX_BOXES,
+    MAX_EMSGS,
     BoxError,
     DecodedFrame,
     decode_id3,
@@ -71,3 +73,16 @@ def test_broken_parts_raise_a_clear_error(data: bytes) -> None:
 def test_not_an_id3_tag_is_a_box_error() -> None:
     with pytest.raises(BoxError, match="not an ID3v2 tag"):
         decode_id3(b"garbage!")
+
+
+def test_a_part_of_too_many_boxes_is_refused_not_walked() -> None:
+    tiny = _box(b"free", b"")
+    with pytest.raises(BoxError, match=f"more than {MAX_BOXES}"):
+        find_id3_emsgs(tiny * (MAX_BOXES + 1))
+    assert find_id3_emsgs(tiny * (MAX_BOXES - 1) + _emsg_v1(ID3_SCHEME, _tag()))  # up to the bound: read
+
+
+def test_no_more_than_the_bound_of_id3_boxes_is_taken_from_one_part() -> None:
+    part = b"".join(_emsg_v1(ID3_SCHEME, _tag(), event_id=i) for i in range(MAX_EMSGS * 3)) + _box(b"mdat", b"x")
+    found = find_id3_emsgs(part)
+    assert [box.id for box in found] == list(range(MAX_EMSGS))  # the first ones, in file order

@@ -8,10 +8,10 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import httpx
 import pytest
 from adops_support import SharedClock, make_ops
 from conftest import TEST_TOKEN, running_simulator
+from loopback_server import LoopbackServer, Request, Stall
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.wire import Id3Frame
@@ -150,36 +150,31 @@ async def test_warnings_block_until_confirmed_and_bad_frames_never_leave(sim, cl
                                             "events": [{"frameType": "TXXX", "info": "k", "data": ""}]}]
 
 
-class StallingTransport(httpx.AsyncBaseTransport):
-    """Takes the request and never answers: the fault a real server under load can produce."""
-
-    def __init__(self) -> None:
-        self.requests: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        await asyncio.Event().wait()
-        raise AssertionError("unreachable")
+async def _never_answer(request: Request) -> Stall:
+    return Stall()
 
 
 async def test_a_timed_out_send_is_outcome_unknown_and_never_repeated(sim, tmp_path) -> None:
     simulator, clock = sim
-    stalling = StallingTransport()
-    async with OmeClient(simulator.api_url, TEST_TOKEN, timeout=0.05, transport=stalling) as client:
-        ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
-        controller = ops.stream(STREAM)
-        try:
-            outcome = await controller.send(controller.plan_cue_out(30))
-            assert outcome.status == "unknown" and OUTCOME_UNKNOWN in outcome.message
-            assert outcome.confirmation is not None  # the playlist may still tell
-            assert controller.view().state is BreakState.UNKNOWN
-            for _ in range(5):  # time passes; nothing is sent again by itself
-                clock.advance(1)
-                await asyncio.sleep(0)
-            assert len(stalling.requests) == 1
-            assert stalling.requests[0].content == outcome.plan.content
-        finally:
-            await ops.aclose()
+    stalling = LoopbackServer(_never_answer).start()  # takes the request and never answers, like a server under load
+    try:
+        async with OmeClient(stalling.url, TEST_TOKEN, timeout=0.05) as client:
+            ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
+            controller = ops.stream(STREAM)
+            try:
+                outcome = await controller.send(controller.plan_cue_out(30))
+                assert outcome.status == "unknown" and OUTCOME_UNKNOWN in outcome.message
+                assert outcome.confirmation is not None  # the playlist may still tell
+                assert controller.view().state is BreakState.UNKNOWN
+                for _ in range(5):  # time passes; nothing is sent again by itself
+                    clock.advance(1)
+                    await asyncio.sleep(0)
+                assert len(stalling.requests) == 1
+                assert stalling.requests[0].body == outcome.plan.content
+            finally:
+                await ops.aclose()
+    finally:
+        await stalling.aclose()
     intent, result = _audit_lines(tmp_path)
     assert intent["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}
     assert (result["outcome"], result["status"]) == ("unknown", "unknown")
@@ -187,17 +182,20 @@ async def test_a_timed_out_send_is_outcome_unknown_and_never_repeated(sim, tmp_p
 
 async def test_a_send_cancelled_in_flight_leaves_its_intent_and_an_unknown_outcome(sim, tmp_path) -> None:
     simulator, clock = sim
-    stalling = StallingTransport()
-    async with OmeClient(simulator.api_url, TEST_TOKEN, timeout=60, transport=stalling) as client:
-        ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
-        controller = ops.stream(STREAM)
-        task = asyncio.create_task(controller.send(controller.plan_cue_in(), confirmed={"break-state-unknown"}))
-        while not stalling.requests:
-            await asyncio.sleep(0)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await ops.aclose()
+    stalling = LoopbackServer(_never_answer).start()
+    try:
+        async with OmeClient(stalling.url, TEST_TOKEN, timeout=60) as client:
+            ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
+            controller = ops.stream(STREAM)
+            task = asyncio.create_task(controller.send(controller.plan_cue_in(), confirmed={"break-state-unknown"}))
+            while not stalling.requests:  # until the server holds the request
+                await asyncio.sleep(0)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await ops.aclose()
+    finally:
+        await stalling.aclose()
     intent, result = _audit_lines(tmp_path)
     assert intent["type"] == "intent" and result["outcome"] == "unknown"
     assert result["message"] == "the console stopped waiting for the answer"

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import base64
+import contextlib
+from collections.abc import AsyncIterator, Mapping
+from urllib.parse import urlsplit
 
 import pytest
 from conftest import TEST_TOKEN, running_simulator
 
-from omeconsole.api.client import OmeClient
+from omeconsole.api.client import DETECTION_REQUESTS, OmeClient
 from omeconsole.api.errors import AuthError, EventsUnsupportedError, NotFoundError
+from omeconsole.api.http import Cap, HttpTransport, Method, Reply, Timeouts
 from omeconsole.api.wire import Id3Frame
 from omeconsole.model.paths import NodePath
+from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
 
 
@@ -53,6 +58,62 @@ async def test_stats_at_every_level_match_the_server_counters(edition: str) -> N
         for parent in (NodePath(stream.vhost), NodePath(stream.vhost, stream.app)):
             parent_stats = await client.stats(parent)
             assert parent_stats.total_bytes_in >= stats.total_bytes_in
+
+
+class WatchedTransport(HttpTransport):
+    """The real transport, noting each request's path and how many were in flight at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paths: list[str] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    async def request(self, method: Method, url: str, *, cap: Cap, headers: Mapping[str, str] | None = None,
+                      body: bytes | None = None, timeouts: Timeouts | None = None) -> Reply:
+        self.paths.append(urlsplit(url).path)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            return await super().request(method, url, cap=cap, headers=headers, body=body, timeouts=timeouts)
+        finally:
+            self.in_flight -= 1
+
+
+@contextlib.asynccontextmanager
+async def watched_client(edition: str) -> AsyncIterator[tuple[RunningSimulator, OmeClient, WatchedTransport]]:
+    """A simulator of `edition` 5 s into its traffic, and a client whose requests are watched."""
+    clock = ManualClock()
+    watched = WatchedTransport()
+    async with running_simulator(edition=edition, clock=clock) as sim, \
+            OmeClient(sim.api_url, TEST_TOKEN, transport=watched) as client:
+        clock.advance(5)
+        yield sim, client, watched
+
+
+@pytest.mark.parametrize("edition", ["enterprise", "oss"])
+async def test_detection_is_one_round_trip_whose_reply_is_the_first_reading(edition: str) -> None:
+    async with watched_client(edition) as (sim, client, watched):
+        detection = await client.detect()
+        assert len(watched.paths) == DETECTION_REQUESTS == watched.most_in_flight  # all asked at once
+        assert detection.server.edition == edition and detection.vhosts == list(sim.world.vhosts)
+        assert detection.first_reading is not None
+        path, reading = detection.first_reading
+        assert path == NodePath("default")
+        assert reading.total_bytes_in == sim.world.counters("vhost", sim.world.vhosts["default"].row)["bytes_in"] > 0
+        assert reading.invalid == frozenset()
+        assert (reading.connections_in is None) is (edition == "oss")
+
+
+@pytest.mark.parametrize("edition", ["enterprise", "oss"])
+async def test_the_first_stats_call_detects_with_its_own_node_as_the_probe(edition: str) -> None:
+    async with watched_client(edition) as (sim, client, watched):
+        stream = next(iter(sim.world.live_streams()))
+        stats = await client.stats(NodePath(stream.vhost, stream.app, stream.name))
+        assert stats.total_bytes_in == sim.world.counters("stream", stream.row)["bytes_in"]
+        assert len(watched.paths) == DETECTION_REQUESTS  # the probe's answer was the reading: no fifth request
+        assert client.server_info is not None and client.server_info.stats_api == (
+            "v2" if edition == "enterprise" else "v1")
 
 
 async def test_stream_info_is_typed() -> None:

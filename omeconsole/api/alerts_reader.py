@@ -10,31 +10,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
-
-from omeconsole.api.errors import ProtocolError, RequestTimeout, UnreachableError
+from omeconsole.api.errors import ProtocolError, UnreachableError
+from omeconsole.api.http import Cap, HttpTransport, Timeouts, Transport
 
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 
 
 async def fetch_alerts(exporter_url: str, *, timeout: float = 5.0,
-                       transport: httpx.AsyncBaseTransport | None = None) -> dict[str, Any]:
+                       transport: Transport | None = None) -> dict[str, Any]:
     """GET `{exporter_url}/alerts`; the parsed document, or an OmeError saying what went wrong."""
     url = exporter_url.rstrip("/") + "/alerts"
+    http = transport or HttpTransport(timeouts=Timeouts.from_timeout(timeout))
     try:
-        async with httpx.AsyncClient(timeout=timeout, transport=transport) as http, \
-                http.stream("GET", url) as response:
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > MAX_DOCUMENT_BYTES:
-                    raise ProtocolError(f"{url}: the alerts document is larger than {MAX_DOCUMENT_BYTES} bytes")
-            status = response.status_code
-    except httpx.TimeoutException:
-        raise RequestTimeout(f"{url}: no answer within {timeout:g} s") from None
-    except httpx.HTTPError as error:
-        raise UnreachableError(f"{url}: cannot connect ({type(error).__name__}); is `omeconsole exporter` "
-                               "running there?") from None
+        reply = await http.request("GET", url, cap=Cap(MAX_DOCUMENT_BYTES, "the alerts document's size"))
+    except UnreachableError as error:
+        raise UnreachableError(f"{error.message}; is `omeconsole exporter` running there?") from None
+    finally:
+        if transport is None:
+            await http.aclose()
+    status, body = reply.status, reply.body
     if status != 200:
         raise ProtocolError(f"{url}: answered {status}, not the alerts document", status)
     try:

@@ -1,9 +1,11 @@
-"""The management API client: one httpx connection pool, typed results, typed errors.
+"""The management API client: one transport (api/http.py), typed results, typed errors.
 
 Reads may be repeated by the caller; a POST is sent exactly once. If the connection fails or times
 out after a POST may have left, the outcome is reported as unknown (OutcomeUnknown), never retried.
 The access token lives only in the Authorization header this client builds itself; it is kept out
-of reprs, messages and exceptions (httpx errors are not chained, since they carry the request).
+of reprs, messages and exceptions. Every reply is bounded (`max_reply_bytes`) and every request has
+a deadline. Names from the server are data: a path that cannot be put into a URL is refused with
+UnaddressableError before anything is sent.
 """
 
 from __future__ import annotations
@@ -12,25 +14,24 @@ import asyncio
 import base64
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-import httpx
 from pydantic import ValidationError
 
 from omeconsole.api import replies
 from omeconsole.api.convert import stats_from_v1, stats_from_v2, stream_info_from_wire
 from omeconsole.api.errors import (
+    AuthError,
     EventsUnsupportedError,
     NotFoundError,
     OmeError,
-    OutcomeUnknown,
     ProtocolError,
-    RequestTimeout,
-    UnreachableError,
+    UnaddressableError,
 )
+from omeconsole.api.http import Cap, HttpTransport, MiB, Reply, Timeouts, Transport
 from omeconsole.api.wire import (
     CueEvent,
     CueEventSet,
@@ -40,23 +41,32 @@ from omeconsole.api.wire import (
     VersionInfo,
     dump_event_set,
 )
-from omeconsole.model.paths import NodePath
+from omeconsole.model.paths import NodePath, addressable_name
 from omeconsole.model.readings import NodeStats, StreamInfo
 from omeconsole.model.sends import ItemResult, SendResult
 from omeconsole.model.server import Edition, ServerInfo, StatsApi
 
 EventSetLike = CueEventSet | Id3EventSet | Mapping[str, Any]
 
+DEFAULT_MAX_REPLY_BYTES = 8 * MiB
+"""A listing of 10,000 streams is about 150 kB; nothing the API says legitimately comes near this."""
+
+DETECTION_REQUESTS = 4
+"""How many requests `detect()` sends (all at once), for callers that budget their requests."""
+
+DEFAULT_PROBE = NodePath("default")
+"""The virtual host detection reads while it lists: OvenMediaEngine's default one."""
+
 _SAFE = "!$&'()*+,;=@-._~"
 """Characters left as they are in a path segment: the real server does not percent-decode."""
-
-KEEPALIVE_EXPIRY_S = 2.0
-"""Shorter than common server idle timeouts, so a POST rarely meets a connection the server closed."""
 
 _CUE_REFUSED = re.compile(r"eventFormat is not supported: \[cue\]", re.IGNORECASE)
 
 
 def _segment(name: str) -> str:
+    if not addressable_name(name):
+        raise UnaddressableError(f"the name {name!r} cannot be put into a URL (empty, '/', a dot segment "
+                                 "or not valid Unicode); nothing was sent")
     return quote(name, safe=_SAFE)
 
 
@@ -107,9 +117,14 @@ class OmeClient:
         *,
         timeout: float = 5.0,
         verify: bool = True,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: Transport | None = None,
         max_connections: int = 8,
+        deadline: float | None = None,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
+        """`timeout`: seconds to connect and for each read; `deadline`: the whole request (default twice
+        `timeout`); `max_reply_bytes`: the most a decoded reply may be; `transport`: another transport
+        (a wrapper of HttpTransport, in tests) instead of the one this client makes."""
         parts = urlsplit(api_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) URL: {api_url!r}")
@@ -117,18 +132,16 @@ class OmeClient:
         self.api_url = f"{parts.scheme}://{self._host}{parts.path}".rstrip("/")
         """The base URL without any user info (it is shown in banners and logs)."""
         self.timeout = timeout
+        self.timeouts = Timeouts.from_timeout(timeout, deadline)
+        self.cap = Cap(max_reply_bytes, "max_reply_bytes")
         self.server_info: ServerInfo | None = None
         self._stats_api: StatsApi | None = None
-        self._http = httpx.AsyncClient(
-            base_url=self.api_url,
-            headers={"Authorization": basic_authorization(token), "Accept": "application/json"},
-            timeout=httpx.Timeout(timeout),
-            verify=verify,
-            transport=transport,
-            follow_redirects=False,
-            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections,
-                                keepalive_expiry=KEEPALIVE_EXPIRY_S),
-        )
+        headers = {"Authorization": basic_authorization(token), "Accept": "application/json"}
+        # A transport of our own sends the headers with every request by itself (cheaper than per call);
+        # a transport handed in gets them with each request.
+        self._headers = headers if transport is not None else None
+        self._http: Transport = transport if transport is not None else HttpTransport(
+            headers=headers, timeouts=self.timeouts, verify=verify, max_connections=max_connections)
 
     def __repr__(self) -> str:
         return f"OmeClient({self.api_url!r})"
@@ -144,44 +157,21 @@ class OmeClient:
 
     # -- transport ----------------------------------------------------------------------------------
 
-    @property
-    def _deadline(self) -> float:
-        """A whole-request limit, so that a server trickling bytes cannot stall a call forever."""
-        return self.timeout * 2
+    async def _reply(self, method: str, path: str, body: bytes | None = None) -> Reply:
+        headers = self._headers if body is None else {**(self._headers or {}), "Content-Type": "application/json"}
+        return await self._http.request("GET" if method == "GET" else "POST", self.api_url + path, cap=self.cap,
+                                        headers=headers, body=body, timeouts=self.timeouts)
 
     async def _get(self, path: str) -> object:
-        try:
-            async with asyncio.timeout(self._deadline):
-                response = await self._http.get(path)
-        except TimeoutError:
-            raise RequestTimeout(f"{self._host} did not answer {path} within {self._deadline:g} s") from None
-        except httpx.ConnectTimeout:
-            raise UnreachableError(f"cannot connect to {self._host}: connection timed out") from None
-        except httpx.TimeoutException:
-            raise RequestTimeout(f"{self._host} did not answer {path} within {self.timeout:g} s") from None
-        except httpx.ConnectError as error:
-            raise UnreachableError(f"cannot connect to {self._host}: {_reason(error)}") from None
-        except httpx.RemoteProtocolError as error:
-            raise _lost_or_garbled(self._host, path, error) from None
-        except httpx.TransportError as error:
-            raise UnreachableError(f"connection to {self._host} lost during {path}: {_reason(error)}") from None
-        return replies.envelope_response(response, path)
+        return replies.envelope_response(await self._reply("GET", path), path)
 
     async def _post(self, path: str, body: object, content: bytes | None = None) -> SendResult:
         if content is None:
-            content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            content = _json_bytes(body)
         try:
-            async with asyncio.timeout(self._deadline):
-                response = await self._http.post(
-                    path, content=content, headers={"Content-Type": "application/json"})
-        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as error:
-            raise _with_body(UnreachableError(
-                f"cannot connect to {self._host}: {_reason(error)}; nothing was sent"), body) from None
-        except (TimeoutError, httpx.TimeoutException, httpx.TransportError) as error:
-            raise _with_body(OutcomeUnknown(
-                f"the connection to {self._host} failed after the request was sent ({_reason(error)}); "
-                "the server may or may not have applied it. Check the stream before sending again."),
-                body) from None
+            response = await self._reply("POST", path, content)
+        except OmeError as error:
+            raise _with_body(error, body) from None
         try:
             return replies.send_result(response, path, body)
         except OmeError as error:
@@ -211,28 +201,43 @@ class OmeClient:
         except ValidationError:
             raise ProtocolError("/v1/version: the reply has no version and gitVersion strings") from None
 
-    async def detect(self) -> Detection:
-        """Which edition and statistics API the server has (cached in `server_info`), and its vhosts."""
-        try:
-            version = await self.version()
-        except NotFoundError:  # servers older than the version endpoint still serve statistics
+    async def detect(self, probe: NodePath | None = None) -> Detection:
+        """Which edition and statistics API the server has (cached in `server_info`), its vhosts, and the
+        statistics of `probe` (default: the vhost "default") as the first reading: all in one round trip.
+
+        The version, the vhost listing and the probe's v2 and v1 statistics are asked for at once. The v2
+        answer tells the edition: statistics, or a 404 for a missing vhost/app/stream, mean v2 is there
+        (Enterprise); "Controller not found" means it is not (open source), and the v1 answer is the reading.
+        """
+        if probe is None or not probe.addressable:
+            probe = DEFAULT_PROBE
+        tail = _stats_tail(probe)
+        v2_url, v1_url = f"/v2/stats/current/{tail}", f"/v1/stats/current/{tail}"
+        version, vhosts, v2, v1 = await asyncio.gather(
+            self.version(), self.list_vhosts(), self._stats_at(v2_url, stats_from_v2),
+            self._stats_at(v1_url, stats_from_v1), return_exceptions=True)
+        for outcome in (vhosts, version, v2, v1):  # a refused token is the one answer that matters
+            if isinstance(outcome, AuthError) or (isinstance(outcome, BaseException)
+                                                  and not isinstance(outcome, OmeError)):
+                raise outcome
+        if isinstance(vhosts, BaseException):
+            raise vhosts
+        if isinstance(version, NotFoundError):  # servers older than the version endpoint still serve stats
             version = VersionInfo(gitVersion="unknown", version="unknown")
-        vhosts = await self.list_vhosts()
-        probed = NodePath(vhosts[0] if vhosts else "_")
-        probe = f"/v2/stats/current/{_stats_tail(probed)}"
-        stats_api: StatsApi = "v2"
-        first: tuple[NodePath, NodeStats] | None = None
-        try:
-            first = (probed, stats_from_v2(await self._get(probe), probe)) if vhosts else None
-        except NotFoundError as error:
-            if error.level == "path":
-                stats_api = "v1"
+        elif isinstance(version, BaseException):
+            raise version
+        stats_api: StatsApi = "v1" if isinstance(v2, NotFoundError) and v2.level == "path" else "v2"
+        reading = v2 if stats_api == "v2" else v1
+        first = (probe, reading) if isinstance(reading, NodeStats) else None
         edition: Edition = "enterprise" if stats_api == "v2" else "oss"
         supported, reason = cue_support(edition, version.version)
         self._stats_api = stats_api
         self.server_info = ServerInfo(edition=edition, version=version.version, git_version=version.gitVersion,
                                       stats_api=stats_api, events_supported=supported, events_reason=reason)
         return Detection(self.server_info, vhosts, first)
+
+    async def _stats_at(self, url: str, convert: Callable[[object, str], NodeStats]) -> NodeStats:
+        return convert(await self._get(url), url)
 
     async def list_vhosts(self) -> list[str]:
         return replies.names(await self._get("/v1/vhosts"), "/v1/vhosts")
@@ -251,9 +256,11 @@ class OmeClient:
 
     async def stats(self, path: NodePath) -> NodeStats:
         """v2 statistics when the server has them, else v1 mapped (what v1 lacks is None)."""
-        if self._stats_api is None:
-            await self.detect()
         tail = _stats_tail(path)
+        if self._stats_api is None:
+            detection = await self.detect(path)
+            if detection.first_reading is not None and detection.first_reading[0] == path:
+                return detection.first_reading[1]
         if self._stats_api == "v2":
             url = f"/v2/stats/current/{tail}"
             try:
@@ -317,15 +324,12 @@ def _stats_tail(path: NodePath) -> str:
     return tail
 
 
-def _reason(error: Exception) -> str:
-    text = str(error).strip()
-    return text if text and len(text) < 200 else type(error).__name__
-
-
-def _lost_or_garbled(host: str, path: str, error: httpx.RemoteProtocolError) -> OmeError:
-    if "disconnect" in str(error).lower():
-        return UnreachableError(f"{host} closed the connection during {path} without answering")
-    return ProtocolError(f"{host} answered {path} with something that is not HTTP: {_reason(error)}")
+def _json_bytes(body: object) -> bytes:
+    """UTF-8 JSON; text that is not valid Unicode (a lone surrogate) goes as a `\\u` escape instead."""
+    try:
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(body, separators=(",", ":")).encode("ascii")
 
 
 def _with_body(error: OmeError, body: object) -> OmeError:
@@ -333,4 +337,5 @@ def _with_body(error: OmeError, body: object) -> OmeError:
     return error
 
 
-__all__ = ["Detection", "ItemResult", "OmeClient", "action_path", "basic_authorization", "cue_support", "event_body"]
+__all__ = ["DEFAULT_MAX_REPLY_BYTES", "DETECTION_REQUESTS", "Detection", "ItemResult", "OmeClient", "action_path",
+           "basic_authorization", "cue_support", "event_body"]

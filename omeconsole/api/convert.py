@@ -1,101 +1,127 @@
 """Wire replies to the console's model: v2 and v1 statistics, stream info, timestamps.
 
-Anything that does not fit (a missing field, a mistyped value, an unreadable timestamp) becomes a
-ProtocolError naming the field, so a half-compatible server is reported, not crashed on.
+Every value is the server's and may be anything. Field by field: a value that is missing, of the wrong
+type or out of range (negative, past 2**63, NaN, infinite, a timestamp that leaves the calendar once in
+UTC) becomes None and its field is named in `NodeStats.invalid`, so one bad number shows as "invalid"
+beside that field and never crashes a screen nor poisons a total. Only a reply that is not a statistics
+record at all (not an object, or not one usable field) is a ProtocolError.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+import math
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import ValidationError
-
 from omeconsole.api.errors import ProtocolError
-from omeconsole.api.wire import StatsRecord, StatsRecordV1
 from omeconsole.model.readings import NodeStats, StreamInfo, TrackInfo
 
+MAX_COUNT = 2**63 - 1
+"""The largest counter the server's 64-bit fields can hold; anything above is not a real reading."""
+_MAX_TIME_CHARS = 64
+_MAX_DIGITS = 19
 
-def _fields(error: ValidationError) -> str:
-    names = sorted({".".join(str(p) for p in item["loc"]) or "(the record)" for item in error.errors()})
-    return ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
+
+def count(value: object) -> int | None:
+    """A non-negative counter: an int, an integral finite float, or a decimal string; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value <= MAX_COUNT else None
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and 0 <= value <= MAX_COUNT else None
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= _MAX_DIGITS:
+        return count(int(value))
+    return None
 
 
-def parse_time(text: str, what: str) -> datetime:
-    """An ISO 8601 timestamp with an offset (the server's format); ProtocolError otherwise."""
+def timestamp(value: object) -> datetime | None:
+    """An ISO 8601 timestamp with a UTC offset that stays in the calendar in UTC; else None."""
+    if not isinstance(value, str) or len(value) > _MAX_TIME_CHARS:
+        return None
     try:
-        value = datetime.fromisoformat(text)
-    except (TypeError, ValueError):
-        raise ProtocolError(f"{what}: {text!r} is not an ISO 8601 timestamp") from None
-    if value.tzinfo is None:
-        raise ProtocolError(f"{what}: timestamp {text!r} has no UTC offset")
-    return value
+        parsed = datetime.fromisoformat(value)
+        if parsed.tzinfo is None:
+            return None
+        parsed.astimezone(UTC)  # 9999-12-31T23:59:59-23:59 parses, then overflows in any arithmetic
+    except (ValueError, OverflowError):
+        return None
+    return parsed
+
+
+def _connections(value: object) -> Mapping[str, int] | None:
+    if not isinstance(value, dict):
+        return None
+    counts = {key: count(number) for key, number in value.items()}
+    if not all(isinstance(key, str) and number is not None for key, number in counts.items()):
+        return None
+    return counts  # type: ignore[return-value]  # checked just above: no None left
+
+
+Reader = Callable[[object], object]
+Layout = tuple[tuple[str, str | None, str, Reader], ...]
+"""Per NodeStats field: the record's section holding it (None: the top level), its wire key, its reader."""
+
+V2_LAYOUT: Layout = (
+    ("created", None, "createdTime", timestamp),
+    ("last_updated", None, "lastUpdatedTime", timestamp),
+    ("total_bytes_in", "providers", "totalBytesIn", count),
+    ("total_bytes_out", "publishers", "totalBytesOut", count),
+    ("connections_in", "providers", "connections", _connections),
+    ("connections_out", "publishers", "connections", _connections),
+    ("total_connections", "publishers", "totalConnections", count),
+    ("max_total_connections", "publishers", "maxTotalConnections", count),
+    ("max_total_connection_time", "publishers", "maxTotalConnectionTime", timestamp),
+    ("avg_throughput_in_bps", "providers", "avgThroughputIn", count),
+    ("avg_throughput_out_bps", "publishers", "avgThroughputOut", count),
+    ("max_throughput_in_bps", "providers", "maxThroughputIn", count),
+    ("max_throughput_out_bps", "publishers", "maxThroughputOut", count),
+    ("last_throughput_in_bytes", "providers", "lastThroughputIn", count),
+    ("last_throughput_out_bytes", "publishers", "lastThroughputOut", count),
+    ("last_recv", "providers", "lastRecvTime", timestamp),
+    ("last_sent", "publishers", "lastSentTime", timestamp),
+)
+V1_LAYOUT: Layout = tuple((field, None, key, read) for field, _, key, read in V2_LAYOUT if field != "connections_in")
+"""The open source record: the same keys in one flat object, and no inbound connections."""
+
+
+def _stats(raw: object, what: str, layout: Layout, **known: Any) -> NodeStats:
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"{what}: the statistics record is not a JSON object")
+    values: dict[str, Any] = dict(known)
+    invalid: set[str] = set()
+    for field, section, key, read in layout:
+        source = raw if section is None else raw.get(section)
+        value = read(source.get(key)) if isinstance(source, dict) else None
+        if value is None:
+            invalid.add(field)
+        values[field] = value
+    if len(invalid) == len(layout):
+        raise ProtocolError(f"{what}: the reply is not a statistics record (no usable field)")
+    return NodeStats(**values, invalid=frozenset(invalid))
 
 
 def stats_from_v2(raw: object, what: str) -> NodeStats:
-    try:
-        record = StatsRecord.model_validate(raw)
-    except ValidationError as error:
-        raise ProtocolError(f"{what}: the statistics record has missing or mistyped fields: "
-                            f"{_fields(error)}") from None
-    providers, publishers = record.providers, record.publishers
-    return NodeStats(
-        created=parse_time(record.createdTime, what),
-        last_updated=parse_time(record.lastUpdatedTime, what),
-        total_bytes_in=providers.totalBytesIn,
-        total_bytes_out=publishers.totalBytesOut,
-        connections_in=dict(providers.connections),
-        connections_out=dict(publishers.connections),
-        total_connections=publishers.totalConnections,
-        max_total_connections=publishers.maxTotalConnections,
-        max_total_connection_time=parse_time(publishers.maxTotalConnectionTime, what),
-        avg_throughput_in_bps=providers.avgThroughputIn,
-        avg_throughput_out_bps=publishers.avgThroughputOut,
-        max_throughput_in_bps=providers.maxThroughputIn,
-        max_throughput_out_bps=publishers.maxThroughputOut,
-        last_throughput_in_bytes=providers.lastThroughputIn,
-        last_throughput_out_bytes=publishers.lastThroughputOut,
-        last_recv=parse_time(providers.lastRecvTime, what),
-        last_sent=parse_time(publishers.lastSentTime, what),
-    )
+    return _stats(raw, what, V2_LAYOUT)
 
 
 def stats_from_v1(raw: object, what: str) -> NodeStats:
-    """The open source record: no inbound connection counts, so connections_in is None (unknown)."""
-    try:
-        record = StatsRecordV1.model_validate(raw)
-    except ValidationError as error:
-        raise ProtocolError(f"{what}: the statistics record has missing or mistyped fields: "
-                            f"{_fields(error)}") from None
-    return NodeStats(
-        created=parse_time(record.createdTime, what),
-        last_updated=parse_time(record.lastUpdatedTime, what),
-        total_bytes_in=record.totalBytesIn,
-        total_bytes_out=record.totalBytesOut,
-        connections_in=None,
-        connections_out=dict(record.connections),
-        total_connections=record.totalConnections,
-        max_total_connections=record.maxTotalConnections,
-        max_total_connection_time=parse_time(record.maxTotalConnectionTime, what),
-        avg_throughput_in_bps=record.avgThroughputIn,
-        avg_throughput_out_bps=record.avgThroughputOut,
-        max_throughput_in_bps=record.maxThroughputIn,
-        max_throughput_out_bps=record.maxThroughputOut,
-        last_throughput_in_bytes=record.lastThroughputIn,
-        last_throughput_out_bytes=record.lastThroughputOut,
-        last_recv=parse_time(record.lastRecvTime, what),
-        last_sent=parse_time(record.lastSentTime, what),
-    )
+    """No inbound connection counts on v1: connections_in is None (unknown, not invalid)."""
+    return _stats(raw, what, V1_LAYOUT, connections_in=None)
 
 
 def _number(value: Any, kind: type[int] | type[float]) -> Any:
-    """Old servers send some numbers as strings ("2500000"); anything unreadable is unknown."""
+    """Old servers send some numbers as strings ("2500000"); anything unreadable or absurd is unknown."""
     if isinstance(value, bool) or value is None:
         return None
+    if kind is int:
+        return count(value)
     try:
-        return kind(value)
-    except (TypeError, ValueError):
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
         return None
+    return number if math.isfinite(number) and 0 <= number <= MAX_COUNT else None
 
 
 def _text(value: Any) -> str | None:
@@ -109,7 +135,7 @@ def _track(raw: Any, what: str) -> TrackInfo:
     audio: dict[str, Any] = raw["audio"] if isinstance(raw.get("audio"), dict) else {}
     media = video or audio
     return TrackInfo(
-        id=_number(raw.get("id"), int) or 0,
+        id=_number(raw.get("id"), int),
         type=raw["type"],
         name=_text(raw.get("name")),
         codec=_text(media.get("codec")),
@@ -132,13 +158,12 @@ def stream_info_from_wire(raw: object, what: str) -> StreamInfo:
     tracks = source.get("tracks", [])
     if not isinstance(tracks, list):
         raise ProtocolError(f"{what}: input.tracks is not a list")
-    created = source.get("createdTime")
     outputs = raw.get("outputs", [])
     return StreamInfo(
         name=raw["name"],
         source_type=_text(source.get("sourceType")),
         source_url=_text(source.get("sourceUrl")),
-        created=parse_time(created, what) if isinstance(created, str) else None,
+        created=timestamp(source.get("createdTime")),
         tracks=tuple(_track(t, what) for t in tracks),
         outputs=tuple(o["name"] for o in outputs if isinstance(o, dict) and isinstance(o.get("name"), str))
         if isinstance(outputs, list) else (),

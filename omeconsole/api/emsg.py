@@ -2,13 +2,15 @@
 
 The console confirms an ID3 send by reading it back out of the media players receive. A part is a
 run of top-level ISO-BMFF boxes (`emsg`* `moof` `mdat`); the walk reads only box headers and the
-emsg payloads, so a part of any size costs little. The ID3 tag itself is parsed by mutagen.
+emsg payloads, so a part of any size costs little (and the part itself is capped by the reader).
+The number of boxes walked and of emsg boxes decoded is bounded. The ID3 tag is parsed by mutagen.
 """
 
 from __future__ import annotations
 
 import io
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,11 +47,21 @@ class DecodedFrame:
     data: str | None
 
 
-def iter_boxes(data: bytes) -> list[tuple[str, bytes]]:
-    """The top-level boxes as (type, payload after the header)."""
-    boxes: list[tuple[str, bytes]] = []
+MAX_BOXES = 10_000
+"""A real part has three to a few dozen top-level boxes; a part claiming more is not scanned further."""
+MAX_EMSGS = 64
+"""ID3 emsg boxes read from one part at most (each is decoded by mutagen)."""
+
+
+def _box_spans(data: bytes, max_boxes: int = MAX_BOXES) -> Iterator[tuple[str, int, int]]:
+    """(type, payload start, payload end) of each top-level box, reading headers only: linear in the
+    number of boxes, no copy of any payload."""
     offset = 0
+    count = 0
     while offset < len(data):
+        count += 1
+        if count > max_boxes:
+            raise BoxError(f"more than {max_boxes} top-level boxes")
         if len(data) - offset < 8:
             raise BoxError(f"{len(data) - offset} stray bytes at offset {offset}")
         size, raw_type = struct.unpack_from(">I4s", data, offset)
@@ -63,9 +75,13 @@ def iter_boxes(data: bytes) -> list[tuple[str, bytes]]:
             size = len(data) - offset
         if size < header or offset + size > len(data):
             raise BoxError(f"box {raw_type!r} at offset {offset} claims {size} bytes, {len(data) - offset} left")
-        boxes.append((raw_type.decode("latin-1"), data[offset + header : offset + size]))
+        yield raw_type.decode("latin-1"), offset + header, offset + size
         offset += size
-    return boxes
+
+
+def iter_boxes(data: bytes) -> list[tuple[str, bytes]]:
+    """The top-level boxes as (type, payload after the header)."""
+    return [(kind, data[start:end]) for kind, start, end in _box_spans(data)]
 
 
 def parse_emsg(payload: bytes) -> EmsgBox:
@@ -90,11 +106,18 @@ def parse_emsg(payload: bytes) -> EmsgBox:
 
 
 def find_id3_emsgs(part: bytes) -> list[EmsgBox]:
-    """The top-level emsg boxes of a part whose scheme is the AOM ID3 one, in file order."""
-    return [
-        box for box in (parse_emsg(payload) for kind, payload in iter_boxes(part) if kind == "emsg")
-        if box.scheme_id_uri == ID3_SCHEME
-    ]
+    """The top-level emsg boxes of a part whose scheme is the AOM ID3 one, in file order (at most
+    `MAX_EMSGS`); only emsg payloads are copied, never the media."""
+    found: list[EmsgBox] = []
+    for kind, start, end in _box_spans(part):
+        if kind != "emsg":
+            continue
+        box = parse_emsg(part[start:end])
+        if box.scheme_id_uri == ID3_SCHEME:
+            found.append(box)
+            if len(found) >= MAX_EMSGS:
+                break
+    return found
 
 
 def decode_id3(tag: bytes) -> list[DecodedFrame]:

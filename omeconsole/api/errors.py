@@ -84,3 +84,20 @@ class OutcomeUnknown(OmeError):
     The event may or may not have been applied. It is never retried automatically, because a
     second cue-out on a live channel is worse than asking the operator to look.
     """
+
+
+class ReplyTooLarge(OmeError):
+    """A reply was bigger than the cap set for it; reading stopped at the cap (memory stays bounded).
+
+    `setting` names the constructor parameter (or configuration key) that raises the cap.
+    """
+
+    def __init__(self, message: str, status: int | None = None, *, limit: int = 0, setting: str = "") -> None:
+        super().__init__(message, status)
+        self.limit = limit
+        self.setting = setting
+
+
+class UnaddressableError(OmeError):
+    """A vhost, application or stream name that cannot be put into a URL (empty, `/`, `.`, `..`, not
+    valid Unicode). Nothing is sent: asking would reach another node or none."""

@@ -4,20 +4,35 @@ Deliberately small and lenient: the watcher must understand a real server's play
 the simulator's, so it looks only at the tags it needs (sequence numbers, parts, server control,
 program date-times, cue tags, date ranges) and ignores everything else. It keeps what general
 parsers drop: a date range or cue line after the last complete segment (the LL-HLS live edge).
+
+Playlists come from servers and are hostile until read: every step is linear in the text's length
+(no regular expression that backtracks over a line), a tag line longer than `MAX_LINE_CHARS` is not
+interpreted, a playlist of more than `MAX_LINES` lines is refused, and `parsed_off_loop` moves the
+parse of a large text to a worker thread so that the event loop (the TUI) never waits on it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Literal, TypeVar
 
 MarkerKind = Literal["out", "cont", "in"]
 MarkerSource = Literal["cue", "daterange"]
 
-_ATTRIBUTE = re.compile(r'([A-Z0-9-]+)=("[^"]*"|[^,]*)')
+_ATTRIBUTE_NAME = re.compile(r"[A-Z0-9-]+")
 TAIL_LINES = 40
+MAX_LINE_CHARS = 16 * 1024
+"""A tag line longer than this is kept as text but not interpreted (real ones are under 1 kB)."""
+MAX_LINES = 200_000
+"""About 40 MB of typical lines; a playlist with more is refused."""
+OFF_LOOP_CHARS = 64 * 1024
+"""Texts at least this long are parsed in a worker thread by `parsed_off_loop`."""
+_T = TypeVar("_T")
 
 
 class PlaylistError(ValueError):
@@ -94,8 +109,50 @@ def is_multivariant(text: str) -> bool:
 
 
 def parse_attributes(text: str) -> dict[str, str]:
-    """An attribute list as raw values, quotes removed from quoted strings."""
-    return {name: value[1:-1] if value.startswith('"') else value for name, value in _ATTRIBUTE.findall(text)}
+    """An attribute list (`NAME=value,NAME="quoted, value"`) as raw values, quotes removed.
+
+    One left-to-right pass: each character is looked at a bounded number of times, whatever the input.
+    Text that is not `NAME=` before a value (lower case, stray words) is skipped up to the next comma.
+    """
+    attributes: dict[str, str] = {}
+    position, end = 0, len(text)
+    while position < end:
+        equals = text.find("=", position)
+        if equals < 0:
+            break
+        name = text[position:equals].rpartition(",")[2].strip()
+        start = equals + 1
+        if start < end and text[start] == '"':
+            close = text.find('"', start + 1)
+            value = text[start + 1:close] if close >= 0 else text[start + 1:]
+            after = end if close < 0 else close + 1
+            comma = text.find(",", after)
+        else:
+            comma = text.find(",", start)
+            value = text[start:comma if comma >= 0 else end]
+        if _ATTRIBUTE_NAME.fullmatch(name):
+            attributes[name] = value
+        position = end if comma < 0 else comma + 1
+    return attributes
+
+
+async def parsed_off_loop(parse: Callable[[str], _T], text: str) -> _T:
+    """`parse(text)`, in a worker thread when the text is long, so the event loop keeps running."""
+    if len(text) < OFF_LOOP_CHARS:
+        return parse(text)
+    return await asyncio.to_thread(parse, text)
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.splitlines()
+    if len(lines) > MAX_LINES:
+        raise PlaylistError(f"the playlist has {len(lines)} lines, more than the {MAX_LINES} read")
+    return lines
+
+
+def _tag_value(line: str) -> str:
+    """What follows the tag's colon, or nothing for a line too long to interpret."""
+    return line.partition(":")[2] if len(line) <= MAX_LINE_CHARS else ""
 
 
 def parse_multivariant(text: str) -> list[Variant]:
@@ -103,10 +160,10 @@ def parse_multivariant(text: str) -> list[Variant]:
     _check_header(text)
     variants: list[Variant] = []
     pending: dict[str, str] | None = None
-    for raw in text.splitlines():
+    for raw in _lines(text):
         line = raw.strip()
         if line.startswith("#EXT-X-STREAM-INF:"):
-            pending = parse_attributes(line.partition(":")[2])
+            pending = parse_attributes(_tag_value(line))
         elif pending is not None and line and not line.startswith("#"):
             bandwidth = pending.get("BANDWIDTH")
             codecs = pending.get("CODECS", "")
@@ -119,9 +176,9 @@ def parse_multivariant(text: str) -> list[Variant]:
 
 def audio_rendition_uri(text: str) -> str | None:
     """The URI of the first audio rendition (`#EXT-X-MEDIA:TYPE=AUDIO`), where audio-only ID3 goes."""
-    for raw in text.splitlines():
+    for raw in _lines(text):
         if raw.startswith("#EXT-X-MEDIA:"):
-            attributes = parse_attributes(raw.partition(":")[2])
+            attributes = parse_attributes(_tag_value(raw))
             if attributes.get("TYPE") == "AUDIO" and attributes.get("URI"):
                 return attributes["URI"]
     return None
@@ -136,7 +193,7 @@ def choose_video_variant(variants: list[Variant]) -> Variant:
 
 def parse_media_playlist(text: str) -> MediaPlaylist:
     _check_header(text)
-    lines = tuple(raw.rstrip("\r") for raw in text.splitlines())
+    lines = tuple(_lines(text))
     media_sequence = 0
     target: float | None = None
     part_target: float | None = None
@@ -156,13 +213,13 @@ def parse_media_playlist(text: str) -> MediaPlaylist:
             continue
         current = media_sequence if msn is None else msn
         if line.startswith("#EXT-X-TARGETDURATION:"):
-            target = _float(line.partition(":")[2])
+            target = _float(_tag_value(line))
         elif line.startswith("#EXT-X-PART-INF:"):
-            part_target = _float(parse_attributes(line.partition(":")[2]).get("PART-TARGET", ""))
+            part_target = _float(parse_attributes(_tag_value(line)).get("PART-TARGET", ""))
         elif line.startswith("#EXT-X-SERVER-CONTROL:"):
-            can_block = parse_attributes(line.partition(":")[2]).get("CAN-BLOCK-RELOAD") == "YES"
+            can_block = parse_attributes(_tag_value(line)).get("CAN-BLOCK-RELOAD") == "YES"
         elif line.startswith("#EXT-X-PROGRAM-DATE-TIME:"):
-            when = _datetime(line.partition(":")[2])
+            when = _datetime(_tag_value(line))
             if when is not None:
                 pdt[current] = when
         elif line.startswith("#EXT-X-CUE-OUT-CONT"):
@@ -172,7 +229,7 @@ def parse_media_playlist(text: str) -> MediaPlaylist:
         elif line.startswith("#EXT-X-CUE-IN"):
             raw_markers.append(("in", "cue", line, current, None, None, None))
         elif line.startswith("#EXT-X-DATERANGE:"):
-            attributes = parse_attributes(line.partition(":")[2])
+            attributes = parse_attributes(_tag_value(line))
             kind: MarkerKind | None = (
                 "out" if "SCTE35-OUT" in attributes else "in" if "SCTE35-IN" in attributes else None
             )
@@ -181,14 +238,13 @@ def parse_media_playlist(text: str) -> MediaPlaylist:
                 raw_markers.append((kind, "daterange", line, current, _datetime(attributes.get("START-DATE", "")),
                                     planned, attributes.get("ID")))
         elif line.startswith("#EXT-X-PART:"):
-            attributes = parse_attributes(line.partition(":")[2])
+            attributes = parse_attributes(_tag_value(line))
             uri = attributes.get("URI")
             duration = _float(attributes.get("DURATION", ""))
             if part_index == 0:
                 part_offset = 0.0
             if uri:
-                start = pdt.get(current)
-                wall = start + timedelta(seconds=part_offset) if start is not None else None
+                wall = _shifted(pdt.get(current), part_offset)
                 parts.append(PartRef(current, part_index, uri, duration, wall))
             part_offset += duration or 0.0
             msn = current
@@ -218,7 +274,7 @@ def _check_header(text: str) -> None:
 
 def _cue_duration(line: str) -> float | None:
     """DURATION= of CUE-OUT, Duration= of CUE-OUT-CONT, or the Elemental `CUE-OUT:30.000` form."""
-    value = line.partition(":")[2]
+    value = _tag_value(line)
     if not value:
         return None
     for name in ("DURATION", "Duration"):
@@ -231,21 +287,39 @@ def _cue_duration(line: str) -> float | None:
 
 
 def _int(line: str, default: int) -> int:
-    value = line.partition(":")[2].strip()
-    return int(value) if value.isdigit() else default
+    """A decimal-integer tag value (at most 18 digits, as the specification bounds it below 2**64)."""
+    value = _tag_value(line).strip()
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 18 else default
 
 
 def _float(value: str) -> float | None:
+    """A finite number of at most 64 characters; anything else (NaN, inf, 10^400, words) is unknown."""
+    if len(value) > 64:
+        return None
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
+        return None
+    return number if math.isfinite(number) and abs(number) < 1e12 else None
+
+
+def _shifted(start: datetime | None, seconds: float) -> datetime | None:
+    """`start` plus `seconds`, or None when there is no start or the sum leaves the calendar."""
+    if start is None:
+        return None
+    try:
+        return start + timedelta(seconds=seconds)
+    except (OverflowError, ValueError):
         return None
 
 
 def _datetime(value: str) -> datetime | None:
+    """An ISO 8601 date-time in UTC; None when unreadable or outside the calendar once in UTC."""
+    if len(value) > 64:
+        return None
     try:
         parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
+        # The specification reads a date-time without a zone as UTC.
+        return parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):
         return None
-    # The specification reads a date-time without a zone as UTC.
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)

@@ -2,17 +2,18 @@
 
 Only I/O and parsing into `hls` types live here; what the console does with a playlist (confirming a
 send) is in the core. Every failure is a `PlaylistUnreadable` whose message says why in plain words,
-because then the console must say it relies on the API answer alone.
+because then the console must say it relies on the API answer alone. Reads go through the same
+transport as the API (api/http.py): each has a deadline, playlists and parts have size caps, and a
+large playlist is parsed off the event loop.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TypeVar
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urljoin, urlsplit, urlunsplit
 
-import httpx
-
+from omeconsole.api.errors import OmeError
 from omeconsole.api.hls import (
     MediaPlaylist,
     PlaylistError,
@@ -21,9 +22,19 @@ from omeconsole.api.hls import (
     is_multivariant,
     parse_media_playlist,
     parse_multivariant,
+    parsed_off_loop,
 )
+from omeconsole.api.http import Cap, HttpTransport, MiB, Timeouts, Transport
 
 DEFAULT_PUBLISHER_PORT = 3333
+DEFAULT_MAX_PLAYLIST_BYTES = 4 * MiB
+"""A live LL-HLS chunklist is tens of kB; a long DVR window a few hundred."""
+DEFAULT_MAX_PART_BYTES = 16 * MiB
+"""A 0.5 s part at 20 Mbit/s is 1.25 MB; a whole 6 s segment at that rate 15 MB."""
+
+_PATH_SAFE = "/:@!$&'()*+,;=%~"
+"""In a path or query from a playlist, these and existing escapes stay; spaces, controls, brackets and
+non-ASCII are escaped."""
 _T = TypeVar("_T")
 
 
@@ -41,17 +52,27 @@ def default_publisher_url(api_url: str) -> str:
 
 
 def playlist_url(publisher_url: str, app: str, stream: str) -> str:
-    return f"{publisher_url.rstrip('/')}/{quote(app, safe='')}/{quote(stream, safe='')}/llhls.m3u8"
+    return f"{publisher_url.rstrip('/')}/{_segment(app)}/{_segment(stream)}/llhls.m3u8"
 
 
 class PublisherReader:
     """One stream's LL-HLS: the video chunklist (found through the multivariant playlist), the first
-    audio rendition, and parts. Blocking reload is asked for by the caller with `block`."""
+    audio rendition, and parts. Blocking reload is asked for by the caller with `block`.
+
+    `timeout`: seconds to connect and for each read; `deadline`: the whole request (default `timeout`);
+    every read method also takes its own `deadline`. `max_playlist_bytes` / `max_part_bytes`: the most a
+    decoded playlist / part may be."""
 
     def __init__(self, publisher_url: str, app: str, stream: str, *, timeout: float = 10.0, verify: bool = True,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: Transport | None = None, deadline: float | None = None,
+                 max_playlist_bytes: int = DEFAULT_MAX_PLAYLIST_BYTES,
+                 max_part_bytes: int = DEFAULT_MAX_PART_BYTES) -> None:
         self.url = playlist_url(publisher_url, app, stream)
-        self._http = httpx.AsyncClient(transport=transport, timeout=timeout, verify=verify, follow_redirects=True)
+        self.timeouts = Timeouts(connect=timeout, read=timeout, total=deadline if deadline is not None else timeout)
+        self._playlist_cap = Cap(max_playlist_bytes, "max_playlist_bytes")
+        self._part_cap = Cap(max_part_bytes, "max_part_bytes")
+        self._http: Transport = transport if transport is not None else HttpTransport(
+            timeouts=self.timeouts, verify=verify, follow_redirects=True)
         self._chunklist_url: str | None = None
         self._audio_url: str | None = None
 
@@ -65,58 +86,85 @@ class PublisherReader:
         """Start over from the multivariant playlist next time (the stream may have restarted)."""
         self._chunklist_url = None
 
-    async def chunklist(self, block: dict[str, str] | None = None) -> tuple[MediaPlaylist, str]:
+    async def chunklist(self, block: dict[str, str] | None = None, *,
+                        deadline: float | None = None) -> tuple[MediaPlaylist, str]:
         """The video chunklist and its URL; `block` holds `_HLS_msn` / `_HLS_part` for a blocking reload."""
         if self._chunklist_url is None:
-            text = await self._text(self.url, {})
+            text = await self._text(self.url, {}, deadline)
             if not is_multivariant(text):
                 self._chunklist_url = self.url
-                return _checked(parse_media_playlist, text), self.url
-            variant = choose_video_variant(_checked(parse_multivariant, text))
-            self._chunklist_url = str(httpx.URL(self.url).join(variant.uri))
+                return await _checked(parse_media_playlist, text), self.url
+            variant = await _checked(lambda t: choose_video_variant(parse_multivariant(t)), text)
+            self._chunklist_url = _join(self.url, variant.uri)
             audio = audio_rendition_uri(text)
-            self._audio_url = str(httpx.URL(self.url).join(audio)) if audio else None
+            self._audio_url = _join(self.url, audio) if audio else None
             block = None
-        text = await self._text(self._chunklist_url, block or {})
-        return _checked(parse_media_playlist, text), self._chunklist_url
+        text = await self._text(self._chunklist_url, block or {}, deadline)
+        return await _checked(parse_media_playlist, text), self._chunklist_url
 
-    async def audio_chunklist(self) -> tuple[MediaPlaylist, str] | None:
+    async def audio_chunklist(self, *, deadline: float | None = None) -> tuple[MediaPlaylist, str] | None:
         """The first audio rendition's chunklist (where audio-only ID3 goes); None when there is none."""
         if self._audio_url is None:
             return None
-        return _checked(parse_media_playlist, await self._text(self._audio_url, {})), self._audio_url
+        text = await self._text(self._audio_url, {}, deadline)
+        return await _checked(parse_media_playlist, text), self._audio_url
 
-    async def part(self, base_url: str, uri: str) -> bytes | None:
-        """A part's bytes; None when it cannot be had (it scrolled out, the server failed)."""
+    async def part(self, base_url: str, uri: str, *, deadline: float | None = None) -> bytes | None:
+        """A part's bytes; None when it cannot be had (it scrolled out, the server failed, it is over
+        `max_part_bytes`)."""
         try:
-            response = await self._http.get(str(httpx.URL(base_url).join(uri)))
-        except httpx.HTTPError:
+            reply = await self._http.request("GET", _join(base_url, uri), cap=self._part_cap,
+                                             timeouts=self._timeouts(deadline))
+        except (OmeError, PlaylistUnreadable):
             return None
-        return response.content if response.status_code == 200 else None
+        return reply.body if reply.status == 200 else None
 
-    async def _text(self, url: str, params: dict[str, str]) -> str:
+    def _timeouts(self, deadline: float | None) -> Timeouts:
+        if deadline is None:
+            return self.timeouts
+        return Timeouts(connect=min(self.timeouts.connect, deadline), read=min(self.timeouts.read, deadline),
+                        total=deadline)
+
+    async def _text(self, url: str, params: dict[str, str], deadline: float | None) -> str:
         try:
-            response = await self._http.get(url, params=params or None)
-        except httpx.TimeoutException as exc:
-            raise PlaylistUnreadable(f"no answer from {_host(url)} in time") from exc
-        except httpx.HTTPError as exc:
-            raise PlaylistUnreadable(f"{_host(url)} unreachable ({type(exc).__name__})") from exc
-        if response.status_code == 404:
+            reply = await self._http.request("GET", _with_query(url, params), cap=self._playlist_cap,
+                                             timeouts=self._timeouts(deadline))
+        except OmeError as error:
+            raise PlaylistUnreadable(error.message) from None
+        if reply.status == 404:
             raise PlaylistUnreadable(f"{_path(url)} not found (404); the server may not publish LL-HLS for it")
-        if response.status_code != 200:
-            raise PlaylistUnreadable(f"{_path(url)} answered HTTP {response.status_code}")
-        return response.text
+        if reply.status != 200:
+            raise PlaylistUnreadable(f"{_path(url)} answered HTTP {reply.status}")
+        return reply.body.decode("utf-8", "replace")
 
 
-def _checked(parse: Callable[[str], _T], text: str) -> _T:
+async def _checked(parse: Callable[[str], _T], text: str) -> _T:
     try:
-        return parse(text)
+        return await parsed_off_loop(parse, text)
     except PlaylistError as exc:
-        raise PlaylistUnreadable(str(exc)) from exc
+        raise PlaylistUnreadable(str(exc)) from None
 
 
-def _host(url: str) -> str:
-    return urlsplit(url).netloc.rpartition("@")[2]
+def _segment(name: str) -> str:
+    return quote(name, safe="", errors="backslashreplace")
+
+
+def _join(base: str, uri: str) -> str:
+    """`uri` (from a playlist: any text) resolved against `base`, as a URL that can be sent."""
+    try:
+        parts = urlsplit(urljoin(base, uri.strip()))
+        return urlunsplit((parts.scheme, parts.netloc, quote(parts.path, safe=_PATH_SAFE),
+                           quote(parts.query, safe=_PATH_SAFE + "?"), ""))
+    except (UnicodeEncodeError, ValueError):
+        raise PlaylistUnreadable(f"the playlist names a URI that is not a URL: {uri[:100]!r}") from None
+
+
+def _with_query(url: str, params: dict[str, str]) -> str:
+    if not params:
+        return url
+    parts = urlsplit(url)
+    query = "&".join(q for q in (parts.query, urlencode(params)) if q)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
 
 
 def _path(url: str) -> str:

@@ -10,8 +10,6 @@ import json
 import re
 from typing import Any
 
-import httpx
-
 from omeconsole.api.errors import (
     AuthError,
     BadRequestError,
@@ -21,13 +19,14 @@ from omeconsole.api.errors import (
     ProtocolError,
     ServerError,
 )
+from omeconsole.api.http import Reply
 from omeconsole.model.sends import ItemResult, SendResult
 
 _REALM = re.compile(r'realm="([^"]*)"', re.IGNORECASE)
 
 
-def _describe_body(response: httpx.Response) -> str:
-    text = response.content[:512].decode("utf-8", "replace").strip()
+def _describe_body(response: Reply) -> str:
+    text = response.body[:512].decode("utf-8", "replace").strip()
     if not text:
         return "an empty body"
     if text.startswith("<") or "html" in response.headers.get("content-type", "").lower():
@@ -35,13 +34,21 @@ def _describe_body(response: httpx.Response) -> str:
     return "text that is not JSON"
 
 
-def _json(response: httpx.Response, path: str) -> Any:
+def decode_json(body: bytes) -> Any:
+    """The JSON value of a body; ValueError for anything else, including nesting too deep to read."""
     try:
-        return json.loads(response.content)
+        return json.loads(body)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def _json(response: Reply, path: str) -> Any:
+    try:
+        return decode_json(response.body)
     except (ValueError, UnicodeDecodeError):
-        raise ProtocolError(f"{path}: the server answered HTTP {response.status_code} with "
+        raise ProtocolError(f"{path}: the server answered HTTP {response.status} with "
                             f"{_describe_body(response)}, not the management API's JSON",
-                            response.status_code) from None
+                            response.status) from None
 
 
 def not_found_level(message: str) -> NotFoundLevel:
@@ -55,7 +62,7 @@ def not_found_level(message: str) -> NotFoundLevel:
     return "path"
 
 
-def error_for(status: int, message: str, response: httpx.Response | None = None) -> OmeError:
+def error_for(status: int, message: str, response: Reply | None = None) -> OmeError:
     """The typed error for a failure status, carrying the server's own message."""
     if status == 401:
         header = response.headers.get("www-authenticate", "") if response is not None else ""
@@ -76,13 +83,13 @@ def _message_of(value: Any) -> str | None:
     return None
 
 
-def _raise_for_status(response: httpx.Response, path: str) -> Any:
+def _raise_for_status(response: Reply, path: str) -> Any:
     """Decoded JSON of a 2xx reply; the typed error for anything else."""
-    status = response.status_code
+    status = response.status
     if 200 <= status < 300:
         return _json(response, path)
     try:
-        value = json.loads(response.content)
+        value = decode_json(response.body)
     except (ValueError, UnicodeDecodeError):
         value = None
     message = _message_of(value)
@@ -102,12 +109,12 @@ def _raise(error: OmeError) -> Any:
     raise error
 
 
-def envelope_response(response: httpx.Response, path: str) -> object:
+def envelope_response(response: Reply, path: str) -> object:
     """The `response` member of a successful read, after checking the envelope."""
     value = _raise_for_status(response, path)
     if not isinstance(value, dict) or "response" not in value or not isinstance(value.get("statusCode"), int):
         raise ProtocolError(f"{path}: the reply is JSON but not the API's envelope "
-                            "(message, statusCode, response)", response.status_code)
+                            "(message, statusCode, response)", response.status)
     return value["response"]
 
 
@@ -125,15 +132,15 @@ def _item(raw: Any, index: int, path: str) -> ItemResult:
     return ItemResult(status=status, message=message)
 
 
-def send_result(response: httpx.Response, path: str, body: object) -> SendResult:
+def send_result(response: Reply, path: str, body: object) -> SendResult:
     """A send's answer: the plain envelope (200), or the open source bare array (any status).
 
     A bare array where every element failed the same way is raised as that failure, so a caller
     gets the same typed error from either edition; a mixed array (207) is returned with its items.
     """
-    status = response.status_code
+    status = response.status
     try:
-        value = json.loads(response.content)
+        value = decode_json(response.body)
     except (ValueError, UnicodeDecodeError):
         value = None
     if isinstance(value, list):

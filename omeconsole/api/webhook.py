@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-import httpx
+from omeconsole.api.errors import OmeError
+from omeconsole.api.http import Cap, HttpTransport, Timeouts, Transport
 
-MAX_REPLY_BYTES = 65_536
-"""A receiver's reply is read no further than this (it is only looked at for its status)."""
+MAX_REPLY_BYTES = 1024 * 1024
+"""A receiver's reply is only looked at for its status; a larger one is an unreadable answer."""
 
 
 class WebhookError(Exception):
@@ -28,16 +29,15 @@ class WebhookClient:
     """POSTs JSON bodies to one receiver. Use `async with` or call `aclose()`."""
 
     def __init__(self, url: str, headers: Mapping[str, str] | None = None, *, timeout: float = 5.0,
-                 verify: bool = True, transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 verify: bool = True, transport: Transport | None = None) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("a webhook URL must be http(s) with a host")
         self.host = parts.netloc.rpartition("@")[2]
         self.timeout = timeout
         self._url = url
-        self._http = httpx.AsyncClient(
-            headers={**(headers or {}), "Content-Type": "application/json", "User-Agent": "omeconsole-alerts"},
-            timeout=timeout, verify=verify, transport=transport, follow_redirects=False)
+        self._headers = {**(headers or {}), "Content-Type": "application/json"}
+        self._http = transport or HttpTransport(timeouts=Timeouts.from_timeout(timeout), verify=verify)
 
     def __repr__(self) -> str:
         return f"WebhookClient(host={self.host!r})"
@@ -45,17 +45,13 @@ class WebhookClient:
     async def post(self, body: bytes) -> int:
         """Sends `body` once; returns the receiver's HTTP status, or raises WebhookError."""
         try:
-            async with self._http.stream("POST", self._url, content=body) as response:
-                read = 0
-                async for chunk in response.aiter_raw():
-                    read += len(chunk)
-                    if read >= MAX_REPLY_BYTES:
-                        break
-                return response.status_code
-        except httpx.TimeoutException:
-            raise WebhookError(f"{self.host}: no answer within {self.timeout:g} s") from None
-        except httpx.HTTPError as error:
-            raise WebhookError(f"{self.host}: {type(error).__name__}") from None
+            reply = await self._http.request("POST", self._url, cap=Cap(MAX_REPLY_BYTES, "the receiver's reply"),
+                                             headers=self._headers, body=body)
+        except OmeError as error:
+            # The transport's messages name host and path only; the path may hold a token: keep the host.
+            kind = "no answer in time" if "time" in error.message else type(error).__name__
+            raise WebhookError(f"{self.host}: {kind}") from None
+        return reply.status
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -88,10 +88,10 @@ async def _main(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def configure_logging() -> None:
-    """Alert transitions and delivery failures at INFO on stderr; the HTTP library's own request lines are
-    kept out (it logs each request's full URL at INFO, and a webhook URL may carry a token in its query)."""
+    """Alert transitions and delivery failures at INFO on stderr; the HTTP library's own lines are kept out
+    (a request's full URL may reach them, and a webhook URL may carry a token in its query)."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
-    for wire in ("httpx", "httpcore"):
+    for wire in ("aiohttp", "aiohttp.client"):
         logging.getLogger(wire).setLevel(logging.WARNING)
 
 

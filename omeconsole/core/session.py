@@ -13,9 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
-
 from omeconsole.api.client import OmeClient
+from omeconsole.api.http import Transport
 from omeconsole.core.adops.audit import AuditLog, default_audit_path
 from omeconsole.core.adops.operations import AdOps
 from omeconsole.core.clock import Clock
@@ -52,7 +51,7 @@ def poll_settings(settings: Settings) -> PollSettings:
                         history_seconds=settings.history_seconds)
 
 
-def connector(clock: Clock, *, rng: random.Random | None = None, transport: httpx.AsyncBaseTransport | None = None,
+def connector(clock: Clock, *, rng: random.Random | None = None, transport: Transport | None = None,
               audit_path: Path | None = None, demo: bool = False) -> Connector:
     """The real thing: a client over HTTP, an engine on `clock`, ad operations with their audit log.
 

@@ -21,11 +21,11 @@ import socket
 from collections.abc import Callable, Iterator, Mapping
 from urllib.parse import urlsplit
 
-import httpx
 import uvicorn
 from prometheus_client import CollectorRegistry
 
 from omeconsole.api.client import OmeClient
+from omeconsole.api.http import Transport
 from omeconsole.api.webhook import WebhookClient
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.alerts.audit_feed import AuditFeed, AuditReader
@@ -72,9 +72,9 @@ def _log_transition(transition: Transition) -> None:
 
 class Exporter:
     def __init__(self, settings: Settings, clock: Clock, *, max_streams: int | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None, rng: random.Random | None = None,
+                 transport: Transport | None = None, rng: random.Random | None = None,
                  audit: AuditReader | None = None, environ: Mapping[str, str] | None = None,
-                 webhook_transport: httpx.AsyncBaseTransport | None = None,
+                 webhook_transport: Transport | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
         self.settings = settings
         self.clock = clock

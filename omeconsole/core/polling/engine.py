@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from omeconsole.api.client import OmeClient
+from omeconsole.api.client import DETECTION_REQUESTS, OmeClient
 from omeconsole.api.errors import AuthError, NotFoundError, OmeError, RequestTimeout, UnreachableError
 from omeconsole.core.clock import Clock
 from omeconsole.core.polling.budget import Backoff, TokenBucket
@@ -308,10 +308,10 @@ class PollingEngine:
     async def _connect(self, now: float, changes: _Changes) -> bool:
         if self._connection.server is not None:
             return True  # known server: a successful poll below turns the link back to connected
-        if self._bucket.available() < 3:
+        if self._bucket.available() < DETECTION_REQUESTS:
             return False
-        self._bucket.take(3)
-        self.requests_sent += 3
+        self._bucket.take(DETECTION_REQUESTS)
+        self.requests_sent += DETECTION_REQUESTS
         try:
             info = (await self._client.detect()).server
         except OmeError as error:
