@@ -115,11 +115,10 @@ class IngestResult:
 
 
 def _delta(old: int | None, new: int | None, reset: bool) -> int:
-    if new is None:
+    """Bytes moved between two readings of a counter; 0 when either is unknown (the next valid one covers)."""
+    if new is None or old is None:
         return 0
-    if reset:
-        return new
-    return new - old if old is not None else 0
+    return new if reset else new - old
 
 
 def _higher(old: float | None, new: float | None) -> float | None:
@@ -224,13 +223,19 @@ class Ingest:
             series.ended_at = None
             self._db.execute("INSERT OR IGNORE INTO lifecycle (series_id, at, kind) VALUES (?, ?, 'live')",
                              (series.id, at))
+        if series.last_total_in is None and total_in is not None:
+            series.bytes_in_before = total_in  # first valid sight: what moved before it moved before us
+        if series.last_total_out is None and total_out is not None:
+            series.bytes_out_before = total_out
+        reset_in = reset_out = False
         if not series.samples:
             delta_in = delta_out = 0
             span = 0.0
-            series.bytes_in_before, series.bytes_out_before = total_in or 0, total_out or 0
             series.life_created = created
             series.life_started = min(at, created) if created is not None else at
         else:
+            if series.life_created is None:
+                series.life_created = created
             new_life = created is not None and series.life_created is not None and created != series.life_created
             reset_in = new_life or (total_in is not None and series.last_total_in is not None
                                     and total_in < series.last_total_in)
@@ -253,8 +258,12 @@ class Ingest:
         series.bytes_out += delta_out
         if total_in is not None:
             series.last_total_in = total_in
+        elif reset_in and series.last_total_in is not None:
+            series.last_total_in = 0  # restarted from zero: its next valid reading is all new bytes
         if total_out is not None:
             series.last_total_out = total_out
+        elif reset_out and series.last_total_out is not None:
+            series.last_total_out = 0
         self._peaks(series, item)
         self._db.execute(_INSERT_SAMPLE, (series.id, at, sample.viewers, sample.rate_in_bps, sample.rate_out_bps,
                                           total_in, total_out, delta_in, delta_out, span,

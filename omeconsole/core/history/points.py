@@ -161,10 +161,12 @@ def sampled_every(rows: Iterable[Row]) -> float | None:
 def as_samples(rows: Sequence[Row], every: float | None) -> list[HistoryPoint]:
     """Every sample as taken, with a gap point wherever two are much further apart than usual."""
     points: list[HistoryPoint] = []
-    for previous, row in zip([None, *rows[:-1]], rows, strict=True):
+    previous: Row | None = None
+    for row in rows:
         if previous is not None and every is not None and row.start - previous.start > GAP_FACTOR * every:
             points.append(HistoryPoint(at=previous.start + every, span=0.0, samples=0))
         points.append(sample_point(row))
+        previous = row
     return points
 
 
