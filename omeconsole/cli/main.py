@@ -17,7 +17,7 @@ from typing import Any
 from omeconsole import __version__
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import OmeError
-from omeconsole.cli import wait_confirm
+from omeconsole.cli import history_cmd, record_cmd, wait_confirm
 from omeconsole.cli.commands import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, exit_code_for, run_with_client
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.clock import SystemClock
@@ -125,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("--json", action="store_true")
     config = add("config", "configuration file")
     config.add_argument("action", choices=("path",), help="path: print where the config file is looked for")
+    history_cmd.add_parser(add)
+    record_cmd.add_parser(add)
     return parser
 
 
@@ -179,10 +181,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if select is not None:
         print(f"omeconsole: --select is for the console (ui, demo), not for {command}", file=sys.stderr)
         return EXIT_USAGE
+    if command == "history":
+        return history_cmd.run(args, settings)
     token = settings.token_value()
     if token is None:
         print(_no_token(), file=sys.stderr)
         return EXIT_USAGE
+    if command == "record":
+        return record_cmd.run(args, settings, token)
     if settings.read_only and command in ("cue-out", "cue-in", "id3", "send-events"):
         print("omeconsole: read-only mode (--read-only or read_only in the config): nothing is sent", file=sys.stderr)
         return EXIT_REFUSED

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from omeconsole.api.publisher import default_publisher_url
 from omeconsole.api.wire import Id3EventType, Id3Frame
+from omeconsole.core.history.settings import HistorySettings
 
 CONFIG_ENV = "OMECONSOLE_CONFIG"
 ENV_KEYS = {"OME_API_URL": "api_url", "OME_ACCESS_TOKEN": "token", "OME_PUBLISHER_URL": "publisher_url"}
@@ -77,6 +78,8 @@ class Settings(BaseModel):
     confirm: ConfirmSettings = Field(default_factory=ConfirmSettings)
     cue_out_default_s: float = Field(default=30.0, gt=0, le=86_400)
     id3_templates: list[Id3Template] = Field(default_factory=list)
+    history: HistorySettings = Field(default_factory=HistorySettings)
+    """The `[history]` table: the store of every sample (see core/history/settings.py)."""
 
     def token_value(self) -> str | None:
         return None if self.token is None else self.token.get_secret_value()
