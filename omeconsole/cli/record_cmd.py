@@ -93,8 +93,14 @@ async def _record(args: argparse.Namespace, settings: Settings, token: str, out:
     async with OmeClient(settings.api_url, token, timeout=settings.timeout, verify=not settings.insecure) as client:
         server = ServerId.from_url(client.api_url, settings.profile)
         recorder = Recorder(PollingEngine(client, clock, polling), clock, server, writer)
-        print(f"recording {visible(server.key)}" + (f" (profile {visible(settings.profile)})" if settings.profile
-              else "") + f" into {visible(str(path))}: {settings.history.describe()}", file=out, flush=True)
+        if args.json:
+            started = {"event": "started", "server": server.key, "profile": settings.profile, "db": str(path),
+                       "retention": settings.history.describe()}
+            print(json.dumps(started, ensure_ascii=True), file=out, flush=True)
+        else:
+            print(f"recording {visible(server.key)}" + (f" (profile {visible(settings.profile)})"
+                  if settings.profile else "") + f" into {visible(str(path))}: {settings.history.describe()}",
+                  file=out, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
