@@ -6,19 +6,15 @@ import csv
 import io
 import json
 import random
-import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from conftest import TEST_TOKEN, running_simulator
+from history_support import START, Rig, recording_rig
 
 from omeconsole.api.client import OmeClient
 from omeconsole.cli.main import main
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.history.observations import ServerId
 from omeconsole.core.history.reader import HistoryReader
 from omeconsole.core.history.recorder import Recorder
@@ -29,53 +25,11 @@ from omeconsole.model.paths import NodePath
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
 
-START = float(int(time.time())) - 900
-"""Both clocks start a quarter of an hour ago, so `history --since 1h` (which asks the real clock) finds what
-the tests record, however long the suite took to get to them."""
-
-
-@dataclass
-class Rig:
-    sim: RunningSimulator
-    sim_clock: ManualClock
-    clock: FakeClock
-    db: Path
-
-    @property
-    def server(self) -> ServerId:
-        return ServerId.from_url(self.sim.api_url)
-
-    async def advance(self, engine: PollingEngine, seconds: int) -> None:
-        for _ in range(seconds):
-            await engine.poll_cycle()
-            self.sim_clock.advance(1)
-            self.clock.advance(1)
-
-    def idle(self, seconds: int) -> None:
-        """Time passes with no recorder running."""
-        self.sim_clock.advance(seconds)
-        self.clock.advance(seconds)
-
-    @asynccontextmanager
-    async def recorder(self) -> AsyncIterator[tuple[Recorder, PollingEngine]]:
-        writer = HistoryWriter.start(self.db, HistorySettings(), now=lambda: self.clock.wall().timestamp())
-        async with OmeClient(self.sim.api_url, TEST_TOKEN) as client:
-            engine = PollingEngine(client, self.clock, PollSettings(listing_interval=3), rng=random.Random(3))
-            recorder = Recorder(engine, self.clock, self.server, writer)
-            detach = recorder.attach()
-            try:
-                yield recorder, engine
-            finally:
-                detach()
-                writer.close()
-
 
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
-    sim_clock = ManualClock(start_ms=int(START * 1000))
-    clock = FakeClock(start=1000.0, wall_start=datetime.fromtimestamp(START, UTC))
-    async with running_simulator(clock=sim_clock) as sim:
-        yield Rig(sim, sim_clock, clock, tmp_path / "history.sqlite3")
+    async with recording_rig(tmp_path) as running:
+        yield running
 
 
 def _streams(sim: RunningSimulator) -> list[NodePath]:

@@ -87,7 +87,8 @@ class HistoryWriter:
         self._closing = False
         self._wake = threading.Event()
         self._done = threading.Condition()
-        self._accepted = self._committed = self._samples = self._dropped = self._duplicates = self._lost = self._batches = 0
+        self._accepted = self._committed = self._samples = self._batches = 0
+        self._dropped = self._duplicates = self._lost = 0
         self._last_error: str | None = None
         self._latencies: deque[float] = deque(maxlen=LATENCIES_KEPT)
         self._latency_max: float | None = None
