@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -118,6 +119,9 @@ def run(args: argparse.Namespace, settings: Settings, *, now: float | None = Non
     except ValueError as error:  # too many points for the range and step
         print(f"omeconsole: history: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # `| head` has read enough: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 def _server(reader: HistoryReader, args: argparse.Namespace, settings: Settings) -> str:
@@ -237,12 +241,18 @@ def _print_text(series: HistorySeries, summary: StreamSummary | None, server: st
     precise = series.step is None
     print(f"{'time':<23}  {'viewers':>7}  {'peak':>7}  {'rate in':>11}  {'rate out':>11}  {'peak out':>11}  "
           f"{'bytes in':>10}  {'bytes out':>10}", file=out)
-    for point in series.points:
-        moment = _local(point.at, precise=precise)
-        if point.gap:
-            print(f"{moment:<23}  gap: no sample", file=out)
+    gaps: list[HistoryPoint] = []
+    for point in (*series.points, None):
+        if point is not None and point.gap:
+            gaps.append(point)
             continue
-        print(f"{moment:<23}  {_count(point.viewers):>7}  {_count(point.viewers_max):>7}  "
+        if gaps:  # a run of gaps is one line
+            until = f" until {_local(gaps[-1].at, precise=precise)} ({len(gaps)} points)" if len(gaps) > 1 else ""
+            print(f"{_local(gaps[0].at, precise=precise):<23}  gap: no sample{until}", file=out)
+            gaps = []
+        if point is None:
+            break
+        print(f"{_local(point.at, precise=precise):<23}  {_count(point.viewers):>7}  {_count(point.viewers_max):>7}  "
               f"{rate(point.rate_in_bps):>11}  {rate(point.rate_out_bps):>11}  {rate(point.rate_out_max_bps):>11}  "
               f"{size(point.bytes_in):>10}  {size(point.bytes_out):>10}", file=out)
     total_in, total_out = series.bytes_total()

@@ -8,6 +8,7 @@ Buckets merge without losing anything: sums add, extremes compare, the last read
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -171,14 +172,16 @@ def as_samples(rows: Sequence[Row], every: float | None) -> list[HistoryPoint]:
 
 
 def as_buckets(rows: Sequence[Row], start: float, end: float, step: float) -> list[HistoryPoint]:
-    """Buckets of `step` seconds from the one holding `start` to the one holding `end`, gaps included."""
+    """Buckets of `step` seconds from the one holding `start` up to `end`, gaps included (the bucket that
+    starts exactly at `end` only if a sample was taken at that very instant)."""
     first = (start // step) * step
-    count = int((end - first) // step) + 1
+    count = max(1, math.ceil((end - first) / step))
     if count > MAX_POINTS:
         raise ValueError(f"{count:,} points of {step:g} s: choose a larger step")
     grouped: dict[int, list[Row]] = {}
     for row in rows:
         grouped.setdefault(int((row.start - first) // step), []).append(row)
+    count = max(count, max(grouped, default=0) + 1)
     points = []
     for index in range(count):
         members = grouped.get(index)
