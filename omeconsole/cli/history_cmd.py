@@ -163,8 +163,8 @@ def _iso(epoch: float | None) -> str | None:
 
 
 def _local(epoch: float, *, precise: bool) -> str:
-    text = datetime.fromtimestamp(epoch).astimezone().strftime("%Y-%m-%d %H:%M:%S.%f")
-    return text[:-3] if precise else text[:-7]
+    text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+    return f"{text}.{int(epoch * 1000) % 1000:03d}" if precise else text
 
 
 def _summary_json(summary: StreamSummary) -> dict[str, Any]:

@@ -49,7 +49,9 @@ def _status_fields(event: str, status: RecorderStatus) -> dict[str, Any]:
             "sampled": status.sampled, "requests": status.requests, "accepted": writer.accepted,
             "committed": writer.committed, "samples": writer.samples, "dropped": writer.dropped, "lost": writer.lost,
             "pending": writer.pending, "db_bytes": writer.used_bytes, "write_p50_s": writer.latency_p50_s,
-            "write_p99_s": writer.latency_p99_s, "last_error": writer.last_error}
+            "write_p99_s": writer.latency_p99_s, "transaction_p50_s": writer.transaction_p50_s,
+            "transaction_max_s": writer.transaction_max_s, "writer_cpu_s": writer.writer_cpu_s,
+            "last_error": writer.last_error}
 
 
 def _status_text(event: str, status: RecorderStatus) -> str:

@@ -108,6 +108,8 @@ def _most(a: float | None, b: float | None) -> float | None:
 def merge(rows: Sequence[Row], start: float) -> Row:
     """Rows in time order as one bucket starting at `start`."""
     first = rows[0]
+    if len(rows) == 1 and first.start == start:
+        return first
     if len(rows) == 1:
         return Row(start, first.samples, first.span, first.delta_in, first.delta_out, first.last_at, first.viewers,
                    first.viewers_min, first.viewers_max, first.viewers_max_at, first.rate_in_min,

@@ -59,6 +59,9 @@ class WriterStats:
     """Offer -> commit, over the last 10,000 observations."""
     latency_p99_s: float | None
     latency_max_s: float | None
+    transaction_p50_s: float | None
+    """One batch's transaction (BEGIN to a COMMIT on disk), over the last 1,000 batches."""
+    transaction_max_s: float | None
     writer_cpu_s: float
     """CPU time of the writer thread itself."""
     used_bytes: int
@@ -91,8 +94,10 @@ class HistoryWriter:
         self._dropped = self._duplicates = self._lost = 0
         self._last_error: str | None = None
         self._latencies: deque[float] = deque(maxlen=LATENCIES_KEPT)
+        self._transactions: deque[float] = deque(maxlen=LATENCIES_KEPT // 10)
         self._latency_max: float | None = None
         self._cpu = 0.0
+        self._cpu_started = 0.0
         self._used = 0
         self._last_prune: PruneResult | None = None
         self._last_drop_log = float("-inf")
@@ -158,22 +163,25 @@ class HistoryWriter:
         return self.stats()
 
     def stats(self) -> WriterStats:
-        latencies = sorted(self._latencies)
+        latencies, transactions = sorted(self._latencies), sorted(self._transactions)
 
-        def quantile(q: float) -> float | None:
-            return latencies[min(len(latencies) - 1, int(q * len(latencies)))] if latencies else None
+        def quantile(q: float, values: list[float]) -> float | None:
+            return values[min(len(values) - 1, int(q * len(values)))] if values else None
 
         return WriterStats(
             accepted=self._accepted, committed=self._committed, samples=self._samples, dropped=self._dropped,
             duplicates=self._duplicates, lost=self._lost,
             pending=max(0, self._accepted - self._committed - self._lost), batches=self._batches,
-            last_error=self._last_error, latency_p50_s=quantile(0.5), latency_p99_s=quantile(0.99),
-            latency_max_s=self._latency_max, writer_cpu_s=self._cpu, used_bytes=self._used,
+            last_error=self._last_error, latency_p50_s=quantile(0.5, latencies),
+            latency_p99_s=quantile(0.99, latencies), latency_max_s=self._latency_max,
+            transaction_p50_s=quantile(0.5, transactions), transaction_max_s=max(transactions, default=None),
+            writer_cpu_s=self._cpu, used_bytes=self._used,
             last_prune=self._last_prune)
 
     # -- the thread -------------------------------------------------------------------------------------
 
     def _run(self) -> None:
+        self._cpu_started = time.thread_time()
         try:
             db = open_database(self.path)
         except HistoryError as error:
@@ -190,7 +198,6 @@ class HistoryWriter:
                 self._done.notify_all()
 
     def _loop(self, db: sqlite3.Connection, ingest: Ingest) -> None:
-        started_cpu = time.thread_time()
         next_prune = time.monotonic() + PRUNE_EVERY_S
         held: list[tuple[float, Observation]] = []
         retry_delay = 0.0
@@ -211,7 +218,7 @@ class HistoryWriter:
                 self._used = used_bytes(db)
             elif held:
                 retry_delay = min(RETRY_CAP_S, max(1.0, retry_delay * 2))
-            self._cpu = time.thread_time() - started_cpu
+            self._cpu = time.thread_time() - self._cpu_started
             if closing:
                 if held:
                     log.error("history: %d observations could not be written: %s", len(held), self._last_error)
@@ -248,8 +255,10 @@ class HistoryWriter:
 
     def _write(self, ingest: Ingest, batch: list[tuple[float, Observation]]) -> bool:
         """One transaction for the batch; False if it must be tried again later (the file is busy or full)."""
+        began = time.monotonic()
         try:
             result = ingest.write([observation for _, observation in batch])
+            self._transactions.append(time.monotonic() - began)
         except sqlite3.OperationalError as error:
             self._last_error = f"{type(error).__name__}: {error}"
             log.warning("history: a batch of %d could not be written (%s); trying again", len(batch),
