@@ -22,7 +22,6 @@ import contextlib
 import io
 import json
 import os
-import re
 import signal
 import sqlite3
 import statistics
@@ -34,8 +33,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench_polling import TOKEN, start_simulator
+
 from omeconsole.api.client import OmeClient
 from omeconsole.cli.main import main as omeconsole_main
+from omeconsole.cli.record_cmd import LISTING_INTERVAL_S
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.history.engine_source import EngineSampleSource
 from omeconsole.core.history.observations import ObservedSample, ServerId
@@ -45,22 +47,9 @@ from omeconsole.core.polling.engine import EngineUpdate, PollingEngine, PollSett
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample
 
-TOKEN = "bench-token"
 BIN = Path(sys.executable).parent
 TICKS = os.sysconf("SC_CLK_TCK")
 DAY = 86_400
-
-
-def start_simulator() -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen([str(BIN / "ome-simulator"), "--scenario", "scale", "--api-port", "0",
-                                "--publisher-port", "0", "--access-token", TOKEN],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert process.stdout is not None
-    for line in process.stdout:
-        found = re.search(r"management API\s+(http://\S+)", line)
-        if found:
-            return process, found.group(1)
-    raise SystemExit("the simulator did not start")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -74,7 +63,7 @@ async def poll_only(url: str) -> None:
     """Every listed node on "screen" under the default budget, as the recorder does, with no store."""
     clock = SystemClock()
     async with OmeClient(url, TOKEN) as client:
-        engine = PollingEngine(client, clock, PollSettings(history_seconds=10))
+        engine = PollingEngine(client, clock, PollSettings(history_seconds=10, listing_interval=LISTING_INTERVAL_S))
         source = EngineSampleSource(engine, clock, ServerId.from_url(url))
         samples = [0]
 

@@ -25,6 +25,10 @@ from omeconsole.core.text import visible
 if TYPE_CHECKING:
     from omeconsole.core.history.recorder import RecorderStatus
 
+LISTING_INTERVAL_S = 60.0
+"""A full listing of 10,000 streams is ~105 requests: every 10 s (the console's default, for a screen) it
+would take half of a 20 requests/s budget; a recorder gives that to samples (BENCHMARKS.md)."""
+
 
 def _seconds(text: str) -> float:
     try:
@@ -41,6 +45,9 @@ def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     record.add_argument("--status-every", type=_seconds, default=60.0, metavar="SECONDS",
                         help="seconds between status lines (default 60)")
     record.add_argument("--json", action="store_true", help="status lines as JSON objects, one per line")
+    record.add_argument("--listing-interval", type=_seconds, default=LISTING_INTERVAL_S, metavar="SECONDS",
+                        help=f"seconds between listings of the server (default {LISTING_INTERVAL_S:g}: new and "
+                        "ended streams are seen within that, and the rest of the budget goes to samples)")
 
 
 def _status_fields(event: str, status: RecorderStatus) -> dict[str, Any]:
@@ -91,7 +98,8 @@ async def _record(args: argparse.Namespace, settings: Settings, token: str, out:
         return EXIT_USAGE
     clock = SystemClock()
     # The engine's in-memory rings only feed charts; the store keeps the history here.
-    polling = poll_settings(settings.model_copy(update={"history_seconds": 10}))
+    polling = poll_settings(settings.model_copy(update={"history_seconds": 10,
+                                                        "listing_interval": args.listing_interval}))
     async with OmeClient(settings.api_url, token, timeout=settings.timeout, verify=not settings.insecure) as client:
         server = ServerId.from_url(client.api_url, settings.profile)
         recorder = Recorder(PollingEngine(client, clock, polling), clock, server, writer)

@@ -75,7 +75,9 @@ def _sample_row(row: Sequence[Any]) -> Row:
                rate_out, total_in, total_out, rate_in, rate_out)
 
 
-_SAMPLE_COLUMNS = "at, viewers, rate_in, rate_out, total_in, total_out, delta_in, delta_out, span, detail"
+_POINT_COLUMNS = "at, viewers, rate_in, rate_out, total_in, total_out, delta_in, delta_out, span"
+_SAMPLE_COLUMNS = f"{_POINT_COLUMNS}, detail"
+"""A point needs the numbers; a `Sample` (replay, charts) the reading's details too."""
 
 
 class HistoryReader:
@@ -167,7 +169,7 @@ class HistoryReader:
 
     def _rows(self, series_id: int, source: _Source, start: float, end: float) -> list[Row]:
         if source.step == 0:
-            rows = self._db.execute(f"SELECT {_SAMPLE_COLUMNS} FROM samples WHERE series_id = ? AND at >= ? "
+            rows = self._db.execute(f"SELECT {_POINT_COLUMNS} FROM samples WHERE series_id = ? AND at >= ? "
                                     "AND at <= ? ORDER BY at", (series_id, start, end))
             return [_sample_row(row) for row in rows]
         first = (start // source.step) * source.step

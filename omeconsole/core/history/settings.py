@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,23 +29,29 @@ HISTORY_DB_ENV = "OMECONSOLE_HISTORY_DB"
 DB_NAME = "history.sqlite3"
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h|d)?\s*$")
-_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86_400.0, None: 1.0}
+_DURATION_UNITS: dict[str | None, float] = {
+    "ms": 0.001, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86_400.0, None: 1.0}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKMGT]i?B|B)?\s*$")
-_SIZE_UNITS = {None: 1, "B": 1, "kB": 1000, "KB": 1000, "KiB": 1024, "MB": 1000**2, "MiB": 1024**2,
-               "GB": 1000**3, "GiB": 1024**3, "TB": 1000**4, "TiB": 1024**4}
+_SIZE_UNITS: dict[str | None, float] = {
+    None: 1, "B": 1, "kB": 1000, "KB": 1000, "KiB": 1024, "MB": 1000**2, "MiB": 1024**2, "GB": 1000**3,
+    "GiB": 1024**3, "TB": 1000**4, "TiB": 1024**4}
+
+
+def _quantity(value: Any, pattern: re.Pattern[str], units: Mapping[str | None, float], what: str) -> float:
+    """A number, or text of a number and one of `units`, as a float of the base unit."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a {what}: {value!r}")
+    if isinstance(value, int | float):
+        return float(value)
+    found = pattern.match(str(value))
+    if found is None or found.group(2) not in units:
+        raise ValueError(f"not a {what}: {str(value)[:40]!r}")
+    return float(found.group(1)) * units[found.group(2)]
 
 
 def parse_duration(value: Any) -> float:
     """Seconds from a number or text like `90`, `10s`, `5m`, `2h`, `30d`; ValueError otherwise."""
-    if isinstance(value, bool):
-        raise ValueError("a duration is a number of seconds or text like 10s, 5m, 2h, 30d")
-    if isinstance(value, int | float):
-        seconds = float(value)
-    else:
-        found = _DURATION.match(str(value))
-        if found is None:
-            raise ValueError(f"not a duration: {str(value)[:40]!r} (use 10s, 5m, 2h, 30d)")
-        seconds = float(found.group(1)) * _DURATION_UNITS[found.group(2)]
+    seconds = _quantity(value, _DURATION, _DURATION_UNITS, "duration (use 10s, 5m, 2h, 30d)")
     if not 0 < seconds < 100 * 365 * 86_400:
         raise ValueError("a duration must be positive and under a century")
     return seconds
@@ -52,15 +59,7 @@ def parse_duration(value: Any) -> float:
 
 def parse_size(value: Any) -> int:
     """Bytes from a number or text like `500 MiB`, `2 GiB`, `1GB`; ValueError otherwise."""
-    if isinstance(value, bool):
-        raise ValueError("a size is a number of bytes or text like 500 MiB, 2 GiB")
-    if isinstance(value, int | float):
-        size = int(value)
-    else:
-        found = _SIZE.match(str(value))
-        if found is None or found.group(2) not in _SIZE_UNITS:
-            raise ValueError(f"not a size: {str(value)[:40]!r} (use 500 MiB, 2 GiB)")
-        size = int(float(found.group(1)) * _SIZE_UNITS[found.group(2)])
+    size = int(_quantity(value, _SIZE, _SIZE_UNITS, "size (use 500 MiB, 2 GiB)"))
     if size < 1024**2:
         raise ValueError("the history size cap must be at least 1 MiB")
     return size
