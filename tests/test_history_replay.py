@@ -7,12 +7,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from history_support import Rig, recording_rig
+from history_support import SERVER, STREAM, T0, Reading, Rig, recording_rig, store, write
 
 from omeconsole.core.clock import FakeClock
 from omeconsole.core.history.observations import epoch_of
 from omeconsole.core.history.reader import HistoryReader
 from omeconsole.core.history.replay import READ_ONLY_REASON, ReplayCursor, ReplaySource
+from omeconsole.core.history.settings import HistorySettings, Tier
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
 
@@ -103,3 +104,22 @@ def test_the_cursor_plays_at_1_10_and_60_times_and_scrubs_within_the_range() -> 
     assert cursor.position == 2000.0
     with pytest.raises(ValueError, match="1x, 10x, 60x"):
         cursor.play(2)
+
+
+def test_replay_of_a_time_only_the_tiers_still_hold(tmp_path: Path) -> None:
+    db = tmp_path / "h.sqlite3"
+    settings = HistorySettings(full_resolution="1h", tiers=[Tier(step="10s", keep="1d")])
+    write(db, [Reading(T0 + s, s * 100, s * 1_000, 5 + s % 4) for s in range(0, 7200, 5)], settings=settings,
+          now=T0)
+    with store(db, settings, now=T0 + 7200):  # two hours on, the first hour's samples are gone
+        pass
+    with HistoryReader(db, settings) as reader:
+        replay = ReplaySource(reader, SERVER.key, ReplayCursor(FakeClock(), T0, T0 + 7200), now=T0 + 7200)
+        old = replay.node_at(STREAM, T0 + 1805)
+        recent = replay.node_at(STREAM, T0 + 7000)
+    assert old.state is NodeState.LIVE and old.latest is not None
+    # one sample per 10 s bucket: its last reading, its rate from the bytes moved in it
+    assert [s.at for s in old.history][-3:] == [T0 + 1785, T0 + 1795, T0 + 1805]
+    assert old.latest.stats.total_bytes_out == 1805 * 1_000 and old.latest.rate_out_bps == 8_000
+    assert old.latest.viewers == 5 + 1805 % 4
+    assert [s.at for s in recent.history][-2:] == [T0 + 6995, T0 + 7000]  # the samples themselves

@@ -192,6 +192,9 @@ class HistoryWriter:
         self._ready.set()
         try:
             self._loop(db, Ingest(db, self.settings))
+        except Exception as error:  # a bug, not the disk: say so; close() counts what is left as lost
+            self._last_error = f"{type(error).__name__}: {error}"
+            log.exception("history: the writer stopped")
         finally:
             db.close()
             with self._done:
