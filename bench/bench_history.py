@@ -41,6 +41,8 @@ from omeconsole.cli.record_cmd import LISTING_INTERVAL_S
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.history.engine_source import EngineSampleSource
 from omeconsole.core.history.observations import ObservedSample, ServerId
+from omeconsole.core.history.reader import HistoryReader
+from omeconsole.core.history.replay import ReplayCursor, ReplaySource
 from omeconsole.core.history.settings import HistorySettings
 from omeconsole.core.history.writer import HistoryWriter
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine, PollSettings
@@ -201,8 +203,11 @@ def _stats(at: float, second: int) -> NodeStats:
         last_throughput_in_bytes=560_000, last_throughput_out_bytes=25_000_000)
 
 
+SERVER = "127.0.0.1:8081"
+
+
 def synthesise(db: Path, end: float) -> tuple[int, float]:
-    server, path = ServerId.from_url("http://127.0.0.1:8081"), NodePath("default", "app", "stream")
+    server, path = ServerId.from_url(f"http://{SERVER}"), NodePath("default", "app", "stream")
     start = end - 30 * DAY
     seconds = [*range(0, 29 * DAY, 60), *range(29 * DAY, 30 * DAY)]
     writer = HistoryWriter.start(db, HistorySettings(), now=lambda: end)
@@ -262,6 +267,30 @@ def part_history() -> list[str]:
             ("30 d, --step 1h (720 points)", ["--since", "30d", "--step", "1h"], "buckets", end - 30 * DAY)):
         ours, bare = timed(lambda a=args: history(*a)), timed(lambda t=table, s=since: floor(t, s))
         lines.append(f"| {label} | {ours:.1f} ms | {bare:.1f} ms | {ours / bare:.1f} |")
+    lines += ["", "| what the console will call | time | floor | ratio |", "|---|---|---|---|"]
+    stream = NodePath("default", "app", "stream")
+    with HistoryReader(db) as reader:
+        window = timed(lambda: reader.window(SERVER, stream, 3600, now=end))
+        lines.append(f"| chart at start: `HistoryReader.window` of 1 h (3,600 samples into 30 s points) | "
+                     f"{window:.1f} ms | {timed(lambda: floor('samples', end - 3600)):.1f} ms | "
+                     f"{window / timed(lambda: floor('samples', end - 3600)):.1f} |")
+
+        def cold() -> None:
+            replay = ReplaySource(reader, SERVER, ReplayCursor(SystemClock(), end - 30 * DAY, end), now=end)
+            replay.node_at(stream, end - 12 * 3600)
+            replay.listing_at(end - 12 * 3600)
+
+        replay = ReplaySource(reader, SERVER, ReplayCursor(SystemClock(), end - 30 * DAY, end), now=end)
+        moment = [end - 12 * 3600]
+
+        def warm() -> None:
+            moment[0] += 1
+            replay.node_at(stream, moment[0])
+
+        lines.append(f"| replay, a new `ReplaySource`: listing and one node 12 h back (10 s buckets) | "
+                     f"{timed(cold):.1f} ms | | |")
+        lines.append(f"| replay playing: the same node one second later (its window is loaded) | "
+                     f"{timed(warm, 101):.2f} ms | | |")
     return lines
 
 
