@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-browser lint typecheck unit simulator bench clean
+.PHONY: demo test test-browser test-integration lint typecheck unit simulator bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,8 +35,13 @@ test: lint typecheck unit
 test-browser: $(STAMP)
 	$(BIN)/python tests/js/browser/browser_check.py
 
+# A real Prometheus scrapes the exporter (needs Debian's prometheus package: apt-get install -y prometheus;
+# skipped, saying why, without it); about 90 s of real time. Not in `test`.
+test-integration: $(STAMP)
+	OMECONSOLE_INTEGRATION=1 $(BIN)/pytest -p no:cacheprovider -rs -s tests/test_exporter_prometheus.py
+
 bench: $(STAMP)
-	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tui.py; do \
+	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tui.py bench/bench_exporter.py; do \
 		$(BIN)/python $$script || exit 1; done
 
 clean:

@@ -2,7 +2,10 @@
 and `scale` scenarios, side by side with the same uvicorn serving a trivial ASGI app that returns the
 same bytes. Also the cost of one world tick at 10,000 streams.
 
-    .venv/bin/python bench/bench_stats.py [--seconds 5] [--rounds 3] [--connections 32]
+    .venv/bin/python bench/bench_stats.py [--seconds 5] [--rounds 3] [--connections 32] [--baseline DIR]
+
+With --baseline (a checkout of older code, e.g. `git archive REV | tar -x -C DIR`), that code's simulator is
+served too (`demo before`, `scale before`) by the same Python, in the same interleaved rounds.
 
 Each server runs in its own process (pinned to CPU 0 when there are two or more); the load generator
 runs in another (pinned to CPU 1): wrk if it is installed (`apt-get install -y wrk`), else a small
@@ -138,10 +141,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(args: list[str]) -> tuple[subprocess.Popen[str], int]:
+def start_server(args: list[str], code: Path | None = None) -> tuple[subprocess.Popen[str], int]:
+    """A server in its own process; `code` is another checkout whose `simulator` package it imports."""
     port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(code)} if code else None
     process = subprocess.Popen([sys.executable, __file__, *args, str(port)], stdout=subprocess.PIPE, text=True,
-                               cwd=ROOT, preexec_fn=_pin(0))
+                               cwd=code or ROOT, preexec_fn=_pin(0), env=env)
     assert process.stdout is not None
     if process.stdout.readline().strip() != "ready":
         raise RuntimeError(f"server {args} did not start")
@@ -220,12 +225,67 @@ def app_cost(calls: int = 50_000) -> dict[str, float]:
     return results
 
 
+def protocol_cost(requests: int = 20_000, rounds: int = 5) -> dict[str, float]:
+    """Microseconds of CPU per keep-alive request through uvicorn's httptools protocol and through the
+    simulator's GuardedHttpProtocol (its limits), in-process with a stub transport and a two-byte app."""
+    import uvicorn
+    import uvloop
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    from uvicorn.server import ServerState
+
+    from simulator.http.limits import HttpLimits, protocol_factory
+
+    request = f"GET {PATHS['demo']} HTTP/1.1\r\nHost: x\r\nAuthorization: {AUTH}\r\n\r\n".encode()
+
+    class Transport(asyncio.Transport):
+        def write(self, data: bytes | bytearray | memoryview) -> None:
+            pass
+
+        def get_extra_info(self, name: str, default: object = None) -> object:
+            return {"peername": ("127.0.0.1", 1), "sockname": ("127.0.0.1", 2)}.get(name, default)
+
+        def is_closing(self) -> bool:
+            return False
+
+        def close(self) -> None:  # uvicorn's keep-alive timer may fire once the measure is over
+            pass
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    async def per_request(protocol_class) -> float:  # type: ignore[no-untyped-def]
+        config = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, http=protocol_class,
+                                server_header=False, date_header=False)
+        config.load()
+        protocol = protocol_class(config=config, server_state=ServerState(), app_state={})
+        protocol.connection_made(Transport())
+        started = time.process_time()
+        for _ in range(requests):
+            protocol.data_received(request)
+            await asyncio.sleep(0)  # the request's task runs
+            await asyncio.sleep(0)
+        return (time.process_time() - started) / requests * 1e6
+
+    async def measure() -> dict[str, float]:
+        guarded = protocol_factory(HttpLimits(), lambda status, text: ([], b""))
+        results: dict[str, list[float]] = {"uvicorn httptools": [], "with the limits": []}
+        for _ in range(rounds):  # interleaved
+            results["uvicorn httptools"].append(await per_request(HttpToolsProtocol))
+            results["with the limits"].append(await per_request(guarded))
+        await guarded.stop_sweeping()
+        return {name: statistics.median(values) for name, values in results.items()}
+
+    return uvloop.run(measure())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
+    parser.add_argument("--baseline", type=Path, default=None, help="a checkout of older code to serve too")
     args = parser.parse_args()
     use_wrk = args.client == "wrk" or (args.client == "auto" and shutil.which("wrk") is not None)
     load = run_wrk if use_wrk else run_python_client
@@ -234,6 +294,8 @@ def main() -> None:
     try:
         for scenario in ("demo", "scale"):
             servers[scenario] = start_server(["--serve-simulator", scenario])
+            if args.baseline:
+                servers[f"{scenario} before"] = start_server(["--serve-simulator", scenario], args.baseline.resolve())
         body = fetch(servers["demo"][1], PATHS["demo"])
         body_file = ROOT / "bench" / ".trivial_body.json"
         body_file.write_bytes(body)
@@ -243,6 +305,8 @@ def main() -> None:
             "demo": f"http://127.0.0.1:{servers['demo'][1]}{PATHS['demo']}",
             "scale": f"http://127.0.0.1:{servers['scale'][1]}{PATHS['scale']}",
         }
+        for scenario in ("demo", "scale") if args.baseline else ():
+            urls[f"{scenario} before"] = f"http://127.0.0.1:{servers[scenario + ' before'][1]}{PATHS[scenario]}"
         for url in urls.values():  # warm-up
             load(url, 1, args.connections)
         results: dict[str, list[float]] = {name: [] for name in urls}
@@ -262,13 +326,16 @@ def main() -> None:
     print(f"load generator: {client}, {args.seconds:g} s x {args.rounds} rounds (median), body {len(body)} bytes")
     print("| server | requests/s (median) | all rounds | vs trivial |")
     print("|---|---|---|---|")
-    for name in ("trivial", "demo", "scale"):
+    for name in urls:
         rounds = ", ".join(f"{v:,.0f}" for v in results[name])
         print(f"| {name} | {median[name]:,.0f} | {rounds} | {median[name] / median['trivial']:.2f} |")
     print(f"scale / demo: {median['scale'] / median['demo']:.2f}")
     costs = app_cost()
     print("application code per request (in-process, no server): "
           + ", ".join(f"{name} {value:.1f} us" for name, value in costs.items()))
+    protocol = protocol_cost()
+    print("protocol and a two-byte app per request (in-process, median of 5 x 20,000): "
+          + ", ".join(f"{name} {value:.2f} us" for name, value in protocol.items()))
     print(f"world tick at 10,000 streams: median {tick_median:.1f} ms, p90 {tick_p90:.1f} ms; "
           f"advance() with no tick due: {idle_us:.2f} us")
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from omeconsole.core.adops.ad_break import OUTCOME_UNKNOWN, AdBreak, BreakState
-from omeconsole.core.adops.watcher import Sighting
+from omeconsole.core.adops.ad_break import AdBreak, BreakState
+from omeconsole.core.adops.audit import OUTCOME_UNKNOWN
+from omeconsole.core.adops.matcher import PlaylistBreak, Sighting
 from omeconsole.core.clock import FakeClock
 
 
@@ -14,6 +15,8 @@ def test_whole_break_confirmed_by_the_playlist_counts_down_and_ends_by_itself() 
     ad_break = AdBreak(clock)
     assert ad_break.view().state is BreakState.IDLE
     assert ad_break.try_begin("cue-out") is None
+    assert ad_break.view().state is BreakState.IDLE  # claimed, but nothing has left yet
+    ad_break.started("cue-out")
     assert ad_break.view().state is BreakState.SENT
     ad_break.send_accepted("cue-out", planned_s=30.0)
     assert ad_break.view().state is BreakState.SCHEDULED
@@ -36,6 +39,7 @@ def test_cue_in_seen_ends_the_break_early() -> None:
     clock = FakeClock()
     ad_break = AdBreak(clock)
     ad_break.try_begin("cue-out")
+    ad_break.started("cue-out")
     ad_break.send_accepted("cue-out", planned_s=60.0)
     ad_break.on_sighting(Sighting("cue-out", "a", 1.0, "seen", splice_wall=clock.wall()))
     clock.advance(5)
@@ -61,6 +65,7 @@ def test_timeout_is_outcome_unknown_until_the_playlist_tells() -> None:
     clock = FakeClock()
     ad_break = AdBreak(clock)
     ad_break.try_begin("cue-out")
+    ad_break.started("cue-out")
     ad_break.send_unknown("cue-out")
     view = ad_break.view()
     assert view.state is BreakState.UNKNOWN and OUTCOME_UNKNOWN in view.message and view.in_flight is None
@@ -73,6 +78,7 @@ def test_without_a_playlist_the_api_answer_alone_drives_the_break() -> None:
     ad_break = AdBreak(clock)
     ad_break.playlist_status(False)
     ad_break.try_begin("cue-out")
+    ad_break.started("cue-out")
     ad_break.send_accepted("cue-out", planned_s=15)
     view = ad_break.view()
     assert view.state is BreakState.ON_AIR and not view.from_playlist and "API answer only" in view.message
@@ -83,6 +89,38 @@ def test_without_a_playlist_the_api_answer_alone_drives_the_break() -> None:
 def test_refused_cue_out_is_failed_with_the_server_message() -> None:
     ad_break = AdBreak(FakeClock())
     ad_break.try_begin("cue-out")
+    ad_break.started("cue-out")
     ad_break.send_failed("cue-out", "[HTTP] duration must be ... (400)")
     view = ad_break.view()
-    assert view.state is BreakState.FAILED and "(400)" in view.message and view.in_flight is None
+    assert view.state is BreakState.FAILED and "refused: [HTTP]" in view.message and view.in_flight is None
+
+
+def test_a_claim_whose_intent_could_not_be_written_leaves_the_stream_as_it_was() -> None:
+    ad_break = AdBreak(FakeClock())
+    assert ad_break.try_begin("cue-out") is None
+    ad_break.release()
+    view = ad_break.view()
+    assert view.state is BreakState.IDLE and view.in_flight is None
+    assert ad_break.try_begin("cue-in") is None
+
+
+def test_a_break_someone_else_started_is_taken_from_the_playlist_and_ends_with_its_cue_in() -> None:
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    splice = clock.wall() + timedelta(seconds=2)
+    ad_break.on_playlist(PlaylistBreak(splice, 30.0, ended=False, line="#EXT-X-CUE-OUT:DURATION=30.000"))
+    view = ad_break.view()
+    assert view.state is BreakState.SCHEDULED and view.from_playlist and view.splice_wall == splice
+    clock.advance(3)
+    assert ad_break.view().state is BreakState.ON_AIR and ad_break.view().remaining_s == 29.0
+    ad_break.on_playlist(PlaylistBreak(splice, 30.0, ended=True, line="#EXT-X-CUE-OUT:DURATION=30.000"))
+    assert ad_break.view().state is BreakState.ENDED
+
+
+def test_a_break_over_by_its_duration_is_not_taken_again_from_a_late_playlist() -> None:
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    splice = clock.wall()
+    clock.advance(31)
+    ad_break.on_playlist(PlaylistBreak(splice, 30.0, ended=False, line="#EXT-X-CUE-OUT:DURATION=30.000"))
+    assert ad_break.view().state is BreakState.IDLE

@@ -18,8 +18,9 @@ TOKEN = "cli-wait-token"
 BIN = Path(sys.executable).parent
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def simulator() -> Iterator[tuple[str, str]]:
+    """A fresh server per test: the marker rules (no out within 1.5 segments of an in) carry state."""
     process = subprocess.Popen(
         [str(BIN / "ome-simulator"), "--api-port", "0", "--publisher-port", "0", "--access-token", TOKEN,
          "--seed", "3"],
@@ -89,20 +90,26 @@ def test_cue_out_then_cue_in_are_confirmed_with_their_delay(simulator, tmp_path:
     assert confirmation["confirmed"] is True
     assert confirmation["line"] == "#EXT-X-CUE-IN" or str(confirmation["line"]).startswith("#EXT-X-DATERANGE")
     lines = _audit(tmp_path)
-    assert [line["type"] for line in lines] == ["send", "confirmation", "send", "confirmation"]
-    assert lines[1]["send_id"] == lines[0]["id"] and lines[3]["send_id"] == lines[2]["id"]
-    assert isinstance(lines[1]["seen_after_s"], float)
+    assert [line["type"] for line in lines] == ["intent", "outcome", "confirmation"] * 2
+    assert lines[0]["id"] == lines[1]["id"] == lines[2]["send_id"] and lines[3]["id"] == lines[5]["send_id"]
+    assert isinstance(lines[2]["seen_after_s"], float)
     assert TOKEN not in (tmp_path / "audit.jsonl").read_text()
 
 
-def test_cue_the_server_accepts_but_never_writes_exits_non_zero(simulator, tmp_path: Path) -> None:
+def test_a_cue_in_with_no_break_on_air_is_refused_without_force_and_never_written_with_it(
+        simulator, tmp_path: Path) -> None:
+    refused = _run(simulator, tmp_path, "cue-in", "default/app/sports", "--wait-confirm")
+    assert refused.returncode == 8, refused.stderr
+    assert "no ad break is on air" in refused.stderr and "--force" in refused.stderr
+    assert not (tmp_path / "audit.jsonl").exists()
     # The first marker must be an out: a lone cue-in is answered 200 and never written (DECISIONS).
-    result = _run(simulator, tmp_path, "cue-in", "default/app/sports", "--wait-confirm", "--confirm-timeout", "3")
+    result = _run(simulator, tmp_path, "cue-in", "default/app/sports", "--wait-confirm", "--confirm-timeout", "3",
+                  "--force")
     assert result.returncode == 5
     assert "cue-in in the playlist not seen within 3 s" in result.stderr
     assert "HTTP 200" in result.stdout
-    send, confirmation = _audit(tmp_path)
-    assert send["status"] == 200 and confirmation["seen_after_s"] is None
+    intent, outcome, confirmation = _audit(tmp_path)
+    assert intent["type"] == "intent" and outcome["status"] == 200 and confirmation["seen_after_s"] is None
 
 
 def test_id3_is_confirmed_from_the_media(simulator, tmp_path: Path) -> None:
@@ -115,6 +122,6 @@ def test_id3_is_confirmed_from_the_media(simulator, tmp_path: Path) -> None:
 
 def test_read_only_flag_sends_nothing(simulator, tmp_path: Path) -> None:
     result = _run(simulator, tmp_path, "cue-out", "default/app/backup", "--duration", "30", "--read-only")
-    assert result.returncode == 1
+    assert result.returncode == 6
     assert "read-only mode" in result.stderr and "nothing is sent" in result.stderr
     assert not (tmp_path / "audit.jsonl").exists()

@@ -1,4 +1,5 @@
-"""Sending through AdOps against the real simulator: exact bodies, audit lines, once and only once."""
+"""Sending through the stream controller against the real simulator: exact bytes, write-ahead audit
+lines, read-only and warnings decided by the plan, once and only once."""
 
 from __future__ import annotations
 
@@ -9,14 +10,16 @@ from pathlib import Path
 
 import httpx
 import pytest
-from adops_support import SharedClock
+from adops_support import SharedClock, make_ops
 from conftest import TEST_TOKEN, running_simulator
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.wire import Id3Frame
-from omeconsole.core.adops.ad_break import OUTCOME_UNKNOWN, BreakState
-from omeconsole.core.adops.audit import AuditLog
-from omeconsole.core.adops.operations import READ_ONLY_MESSAGE, AdOps
+from omeconsole.core.adops.ad_break import BreakState
+from omeconsole.core.adops.audit import OUTCOME_UNKNOWN, AuditLog
+from omeconsole.core.adops.operations import AdOps
+from omeconsole.core.adops.plan import READ_ONLY_MESSAGE
+from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
@@ -31,17 +34,16 @@ async def sim() -> AsyncIterator[tuple[RunningSimulator, SharedClock]]:
         yield simulator, SharedClock(manual)
 
 
-def _ops(simulator: RunningSimulator, clock: SharedClock, tmp_path: Path, **kwargs: object) -> AdOps:
-    client = OmeClient(simulator.api_url, TEST_TOKEN, transport=kwargs.pop("transport", None))  # type: ignore[arg-type]
-    audit = AuditLog(tmp_path / "audit.jsonl", secrets=[TEST_TOKEN])
-    return AdOps(client, audit, clock, publisher_url=simulator.publisher_url, follow_playlists=False,
-                 **kwargs)  # type: ignore[arg-type]
+@pytest.fixture
+async def client(sim) -> AsyncIterator[OmeClient]:
+    async with OmeClient(sim[0].api_url, TEST_TOKEN) as api:
+        yield api
 
 
-def _accepted_bodies(simulator: RunningSimulator) -> list[object]:
-    stream = simulator.world.find_stream("default", "app", "stream")
-    assert stream is not None
-    return [event.body for event in stream.events.events]
+def _accepted_bodies(simulator: RunningSimulator, stream: str = "stream") -> list[object]:
+    found = simulator.world.find_stream("default", "app", stream)
+    assert found is not None
+    return [event.body for event in found.events.events]
 
 
 def _audit_lines(tmp_path: Path) -> list[dict[str, object]]:
@@ -49,17 +51,24 @@ def _audit_lines(tmp_path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-async def test_cue_out_cue_in_and_id3_bodies_reach_the_server_and_the_audit_log(sim, tmp_path: Path) -> None:
+async def test_cue_out_cue_in_and_id3_bytes_reach_the_server_and_the_audit_log_ahead(sim, client, tmp_path) -> None:
     simulator, clock = sim
-    ops = _ops(simulator, clock, tmp_path)
+    ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
+    controller = ops.stream(STREAM)
     try:
-        out = await ops.cue_out(STREAM, 30_000)
-        assert out.status == "sent" and out.http_status == 200
+        out_plan = controller.plan_cue_out(30)
+        assert out_plan.content == b'{"eventFormat":"cue","events":[{"cueType":"out","duration":30000}]}'
+        assert out_plan.describe().startswith(
+            f"POST /v1/vhosts/default/apps/app/streams/stream:sendEvent on {ops.context.host}\n")
+        out = await controller.send(out_plan)
+        assert out.status == "accepted" and out.http_status == 200
         clock.advance(10)
-        cue_in = await ops.cue_in(STREAM)
-        frames = [Id3Frame(frameType="TXXX", info="adId", data="spot-1"), Id3Frame(frameType="TIT2", data="Song")]
-        id3 = await ops.id3(STREAM, frames, "video")
-        assert cue_in.status == "sent" and id3.status == "sent"
+        in_plan = controller.plan_cue_in()  # the playlist is not read: the splice is not known to have come
+        assert [w.code for w in in_plan.to_confirm] == ["before-splice"]
+        cue_in = await controller.send(in_plan, confirmed=in_plan.warning_codes)
+        frames = [Id3Frame(frameType="txxx", info="adId", data="spot-1"), Id3Frame(frameType="TIT2", data="Song")]
+        id3 = await controller.send(controller.plan_id3(frames, "video"))
+        assert cue_in.status == "accepted" and id3.status == "accepted"
     finally:
         await ops.aclose()
     expected = [
@@ -69,40 +78,76 @@ async def test_cue_out_cue_in_and_id3_bodies_reach_the_server_and_the_audit_log(
             {"frameType": "TXXX", "info": "adId", "data": "spot-1"}, {"frameType": "TIT2", "data": "Song"}]},
     ]
     assert _accepted_bodies(simulator) == expected
-    sends = [line for line in _audit_lines(tmp_path) if line["type"] == "send"]
-    assert [s["action"] for s in sends] == ["cue-out", "cue-in", "id3"]
-    assert [s["body"] for s in sends] == [expected[0], expected[1], [expected[2]]]
-    assert all(s["status"] == 200 and s["message"] == "OK" for s in sends)
-    assert all((s["vhost"], s["app"], s["stream"], s["server"]) == ("default", "app", "stream", simulator.api_url)
-               for s in sends)
+    # The cue-out's confirmation came due meanwhile (nobody read the playlist): it is on record too.
+    lines = [line for line in _audit_lines(tmp_path) if line["type"] != "confirmation"]
+    assert [line["type"] for line in lines] == ["intent", "outcome"] * 3
+    intents = lines[::2]
+    assert [i["action"] for i in intents] == ["cue-out", "cue-in", "id3"]
+    assert [i["body"] for i in intents] == [expected[0], expected[1], [expected[2]]]
+    host = simulator.api_url.removeprefix("http://")
+    assert all((i["vhost"], i["app"], i["stream"], i["server"], i["profile"]) == ("default", "app", "stream", host,
+                                                                              "test") for i in intents)
+    assert all(o["status"] == 200 and o["outcome"] == "accepted" for o in lines[1::2])
     assert TEST_TOKEN not in (tmp_path / "audit.jsonl").read_text()
 
 
-async def test_read_only_sends_nothing_and_says_so(sim, tmp_path: Path) -> None:
+async def test_read_only_is_decided_by_the_plan_and_nothing_is_sent_or_logged(sim, client, tmp_path) -> None:
     simulator, clock = sim
-    ops = _ops(simulator, clock, tmp_path, read_only=True)
+    ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl", read_only=True)
+    controller = ops.stream(STREAM)
     try:
-        outcomes = [await ops.cue_out(STREAM, 30_000), await ops.cue_in(STREAM),
-                    await ops.id3(STREAM, [Id3Frame(frameType="TIT2", data="x")])]
+        plans = [controller.plan_cue_out(30), controller.plan_cue_in(),
+                 controller.plan_id3([Id3Frame(frameType="TIT2", data="x")])]
+        assert all(p.refusal is not None and p.refusal.message == READ_ONLY_MESSAGE for p in plans)
+        outcomes = [await controller.send(p, confirmed=p.warning_codes) for p in plans]
     finally:
         await ops.aclose()
-    assert [o.status for o in outcomes] == ["refused"] * 3
-    assert all(o.message == READ_ONLY_MESSAGE for o in outcomes)
-    assert _accepted_bodies(simulator) == []
-    assert _audit_lines(tmp_path) == []
+    assert [(o.status, o.blocked_by) for o in outcomes] == [("blocked", "read-only")] * 3
+    assert _accepted_bodies(simulator) == [] and _audit_lines(tmp_path) == []
 
 
-async def test_double_press_sends_once(sim, tmp_path: Path) -> None:
+async def test_a_double_press_sends_once_and_a_plan_is_never_sent_twice(sim, client, tmp_path) -> None:
     simulator, clock = sim
-    ops = _ops(simulator, clock, tmp_path)
+    ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
+    controller = ops.stream(STREAM)
     try:
-        first, second = await asyncio.gather(ops.cue_out(STREAM, 30_000), ops.cue_out(STREAM, 30_000))
+        first, second = await asyncio.gather(controller.send(controller.plan_cue_out(30)),
+                                             controller.send(controller.plan_cue_out(30)))
+        again = await controller.send(first.plan)
     finally:
         await ops.aclose()
-    assert first.status == "sent"
-    assert second.status == "refused" and "still being sent" in second.message
+    assert first.status == "accepted"
+    assert (second.status, second.blocked_by) == ("blocked", "in-flight") and "still being sent" in second.message
+    assert (again.status, again.blocked_by) == ("blocked", "already-sent")
     assert len(_accepted_bodies(simulator)) == 1
-    assert len(_audit_lines(tmp_path)) == 1
+    assert [line["type"] for line in _audit_lines(tmp_path)] == ["intent", "outcome"]
+
+
+async def test_warnings_block_until_confirmed_and_bad_frames_never_leave(sim, client, tmp_path) -> None:
+    simulator, clock = sim
+    ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
+    controller = ops.stream(STREAM)
+    try:
+        clock.advance(20)  # segments exist
+        assert await controller.follower.read_once()  # the playlist says: no break on air
+        cue_in = controller.plan_cue_in()
+        assert [w.code for w in cue_in.to_confirm] == ["no-break-on-air"]
+        blocked = await controller.send(cue_in)
+        assert (blocked.status, blocked.blocked_by) == ("blocked", "needs-confirmation")
+        empty = controller.plan_id3([Id3Frame(frameType="TXXX", info="k", data="")])
+        assert [w.code for w in empty.to_confirm] == ["empty-frame"]
+        bad = controller.plan_id3([Id3Frame(frameType="APIC", data="x"), Id3Frame(frameType="TÏT2", data="x")])
+        assert bad.refusal is not None and bad.refusal.code == "bad-frame" and "APIC" in bad.refusal.message
+        assert (await controller.send(bad)).blocked_by == "invalid"
+        short = controller.plan_cue_out(9)  # not above 1.5 x the 6 s segments: servers ignore it
+        assert [w.code for w in short.to_confirm] == ["short-break"]
+        assert _accepted_bodies(simulator) == [] and _audit_lines(tmp_path) == []
+        sent = await controller.send(empty, confirmed={"empty-frame"})
+        assert sent.status == "accepted"
+    finally:
+        await ops.aclose()
+    assert _accepted_bodies(simulator) == [{"eventFormat": "id3v2", "eventType": "event",
+                                            "events": [{"frameType": "TXXX", "info": "k", "data": ""}]}]
 
 
 class StallingTransport(httpx.AsyncBaseTransport):
@@ -117,77 +162,92 @@ class StallingTransport(httpx.AsyncBaseTransport):
         raise AssertionError("unreachable")
 
 
-async def test_timed_out_send_is_outcome_unknown_and_never_repeated(sim, tmp_path: Path) -> None:
+async def test_a_timed_out_send_is_outcome_unknown_and_never_repeated(sim, tmp_path) -> None:
     simulator, clock = sim
     stalling = StallingTransport()
-    client = OmeClient(simulator.api_url, TEST_TOKEN, timeout=0.05, transport=stalling)
-    ops = AdOps(client, AuditLog(tmp_path / "audit.jsonl"), clock, publisher_url=simulator.publisher_url,
-                follow_playlists=False)
-    try:
-        outcome = await ops.cue_out(STREAM, 30_000)
-        assert outcome.status == "unknown" and OUTCOME_UNKNOWN in outcome.message
-        assert ops.stream(STREAM).ad_break.view().state is BreakState.UNKNOWN
-        # Time passes; nothing is sent again by itself.
-        for _ in range(5):
-            clock.advance(1)
+    async with OmeClient(simulator.api_url, TEST_TOKEN, timeout=0.05, transport=stalling) as client:
+        ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
+        controller = ops.stream(STREAM)
+        try:
+            outcome = await controller.send(controller.plan_cue_out(30))
+            assert outcome.status == "unknown" and OUTCOME_UNKNOWN in outcome.message
+            assert outcome.confirmation is not None  # the playlist may still tell
+            assert controller.view().state is BreakState.UNKNOWN
+            for _ in range(5):  # time passes; nothing is sent again by itself
+                clock.advance(1)
+                await asyncio.sleep(0)
+            assert len(stalling.requests) == 1
+            assert stalling.requests[0].content == outcome.plan.content
+        finally:
+            await ops.aclose()
+    intent, result = _audit_lines(tmp_path)
+    assert intent["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}
+    assert (result["outcome"], result["status"]) == ("unknown", "unknown")
+
+
+async def test_a_send_cancelled_in_flight_leaves_its_intent_and_an_unknown_outcome(sim, tmp_path) -> None:
+    simulator, clock = sim
+    stalling = StallingTransport()
+    async with OmeClient(simulator.api_url, TEST_TOKEN, timeout=60, transport=stalling) as client:
+        ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
+        controller = ops.stream(STREAM)
+        task = asyncio.create_task(controller.send(controller.plan_cue_in(), confirmed={"break-state-unknown"}))
+        while not stalling.requests:
             await asyncio.sleep(0)
-        assert len(stalling.requests) == 1
-    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
         await ops.aclose()
-        await client.aclose()
-    [line] = _audit_lines(tmp_path)
-    assert line["status"] == "unknown"
-    assert line["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}
+    intent, result = _audit_lines(tmp_path)
+    assert intent["type"] == "intent" and result["outcome"] == "unknown"
+    assert result["message"] == "the console stopped waiting for the answer"
 
 
-async def test_refused_event_is_audited_with_the_server_message(sim, tmp_path: Path) -> None:
+async def test_a_refused_event_is_audited_with_the_server_message(sim, client, tmp_path) -> None:
     simulator, clock = sim
-    ops = _ops(simulator, clock, tmp_path)
+    ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
     try:
-        outcome = await ops.cue_out(NodePath("default", "app", "no-such-stream"), 30_000)
+        controller = ops.stream(NodePath("default", "app", "no-such-stream"))
+        outcome = await controller.send(controller.plan_cue_out(30))
     finally:
         await ops.aclose()
-    assert outcome.status == "failed" and outcome.http_status == 404
-    [line] = _audit_lines(tmp_path)
-    assert line["status"] == 404 and "no-such-stream" in str(line["message"])
+    assert outcome.status == "rejected" and outcome.http_status == 404 and outcome.confirmation is None
+    assert controller.view().state is BreakState.FAILED
+    _intent, result = _audit_lines(tmp_path)
+    assert result["status"] == 404 and "no-such-stream" in str(result["message"])
 
 
-async def test_without_a_readable_playlist_the_break_follows_the_api_answer(sim, tmp_path: Path) -> None:
+async def test_without_a_readable_playlist_the_break_follows_the_api_answer(sim, client, tmp_path) -> None:
     simulator, clock = sim
-    client = OmeClient(simulator.api_url, TEST_TOKEN)
     # The publisher URL points at the management API, which wants a token for everything: 401.
-    ops = AdOps(client, AuditLog(tmp_path / "audit.jsonl"), clock, publisher_url=simulator.api_url,
-                follow_playlists=False)
+    ops = make_ops(client, simulator.api_url, clock, tmp_path / "audit.jsonl")
+    controller = ops.stream(STREAM)
     try:
-        entry = ops.stream(STREAM)
-        assert not await entry.watcher.poll_once()
-        assert entry.watcher.unavailable == "/app/stream/llhls.m3u8 answered HTTP 401"
-        outcome = await ops.cue_out(STREAM, 20_000)
-        assert outcome.status == "sent"
-        view = entry.ad_break.view()
-        assert view.state is BreakState.ON_AIR and not view.from_playlist
-        assert "API answer only" in view.message
+        assert not await controller.follower.read_once()
+        assert controller.playlist_problem == "/app/stream/llhls.m3u8 answered HTTP 401"
+        outcome = await controller.send(controller.plan_cue_out(20))
+        assert outcome.status == "accepted"
+        view = controller.view()
+        assert view.state is BreakState.ON_AIR and not view.from_playlist and "API answer only" in view.message
         clock.advance(20)
-        assert entry.ad_break.view().state is BreakState.ENDED
+        assert controller.view().state is BreakState.ENDED
     finally:
         await ops.aclose()
-        await client.aclose()
 
 
-async def test_an_unwritable_audit_log_is_said_and_does_not_block_the_stream(sim, tmp_path: Path) -> None:
+async def test_an_unwritable_audit_log_sends_nothing_and_says_so(sim, client, tmp_path) -> None:
     simulator, clock = sim
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the log's directory should be")
-    client = OmeClient(simulator.api_url, TEST_TOKEN)
-    ops = AdOps(client, AuditLog(blocker / "audit.jsonl"), clock, publisher_url=simulator.publisher_url,
-                follow_playlists=False)
+    ops = AdOps(client, AuditLog(blocker / "audit.jsonl"), clock,
+                ServerContext(client.api_url, None, read_only=False), publisher_url=simulator.publisher_url)
+    controller = ops.stream(STREAM)
     try:
-        outcome = await ops.cue_out(STREAM, 30_000)
-        assert outcome.status == "sent" and "audit log" in outcome.message and "NOT written" in outcome.message
-        assert ops.stream(STREAM).ad_break.in_flight is None
-        again = await ops.cue_in(STREAM)
-        assert again.status == "sent"
+        outcome = await controller.send(controller.plan_cue_out(30))
+        assert (outcome.status, outcome.blocked_by) == ("blocked", "audit-unwritable")
+        assert "NOT sent" in outcome.message and str(blocker / "audit.jsonl") in outcome.message
+        view = controller.view()
+        assert view.in_flight is None and view.state is BreakState.IDLE  # nothing happened
     finally:
         await ops.aclose()
-        await client.aclose()
-    assert len(_accepted_bodies(simulator)) == 2
+    assert _accepted_bodies(simulator) == []

@@ -46,7 +46,7 @@ class Host(AdOpsActions, App[None]):
     def __init__(self, settings: Settings, clock: SharedClock, audit_path: Path, read_only: bool = False) -> None:
         super().__init__()
         settings = settings.model_copy(update={"read_only": read_only})
-        self.session = connector(clock, audit_path=audit_path, follow_playlists=False)(settings)
+        self.session = connector(clock, audit_path=audit_path)(settings)
 
     def on_mount(self) -> None:
         self.adops_attach(self.session)
@@ -83,8 +83,8 @@ async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_p
     simulator, clock = sim
     app = Host(_settings(simulator), clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
-        watcher = app.adops().stream(STREAM).watcher
-        assert await watcher.poll_once()
+        watcher = app.adops().stream(STREAM).follower
+        assert await watcher.read_once()
         await pilot.press("o")
         assert isinstance(app.screen, CueOutDialog)
         assert app.screen.query_one("#seconds", Input).value == "30"  # the config's default
@@ -101,20 +101,20 @@ async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_p
         assert "SCHEDULED" in _text(panel.query_one("#adbreak-state", Static))
         for _ in range(6):
             clock.advance(0.5)
-            await watcher.poll_once()
+            await watcher.read_once()
         await pilot.pause()
         state = _text(panel.query_one("#adbreak-state", Static))
         assert "ON AIR" in state and "left of 60 s" in state and "seen in playlist after" in state
         assert "#EXT-X-CUE-OUT:DURATION=60.000" in _text(panel.query_one("#adbreak-tail", Static))
         clock.advance(57)  # sent at 20 s; the splice is the next keyframe, 21 s: one second of the break left
-        await watcher.poll_once()
+        await watcher.read_once()
         app.screen.redraw()
         assert "0:01 left of 60 s" in _text(panel.query_one("#adbreak-state", Static))
         clock.advance(1)
-        await watcher.poll_once()
+        await watcher.read_once()
         app.screen.redraw()
         assert "ENDED" in _text(panel.query_one("#adbreak-state", Static))
-        assert app.adops().stream(STREAM).ad_break.view().state is BreakState.ENDED
+        assert app.adops().stream(STREAM).view().state is BreakState.ENDED
         await pilot.press("E")
         assert isinstance(app.screen, AdEventsScreen)
         table = app.screen.query_one(DataTable)
@@ -125,7 +125,7 @@ async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_p
         detail = str(app.screen.query_one("#event-detail", Static).content)
         assert '"duration": 60000' in detail and "seen in playlist after" in detail
     lines = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
-    assert [line["type"] for line in lines] == ["send", "confirmation"]
+    assert [line["type"] for line in lines] == ["intent", "outcome", "confirmation"]
     assert lines[0]["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 60000}]}
 
 
@@ -136,8 +136,8 @@ async def test_id3_dialog_frames_come_back_out_of_the_media(sim, tmp_path: Path)
     settings = _settings(simulator, id3_templates=[template], confirm=ConfirmSettings(id3=False))
     app = Host(settings, clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
-        watcher = app.adops().stream(STREAM).watcher
-        assert await watcher.poll_once()
+        watcher = app.adops().stream(STREAM).follower
+        assert await watcher.read_once()
         await pilot.press("m")
         dialog = app.screen
         assert isinstance(dialog, Id3Dialog)
@@ -162,7 +162,7 @@ async def test_id3_dialog_frames_come_back_out_of_the_media(sim, tmp_path: Path)
         assert _bodies(simulator) == [{"eventFormat": "id3v2", "eventType": "event", "events": sent}]
         for _ in range(4):
             clock.advance(0.5)
-            await watcher.poll_once()
+            await watcher.read_once()
         frames = app.adops_last_id3(STREAM)
         assert frames is not None
         assert {(f.frame_type, f.info, f.data) for f in frames} == {
@@ -253,3 +253,36 @@ async def test_id3_template_from_the_config_fills_the_dialog(sim, tmp_path: Path
         assert isinstance(app.screen, StreamScreen)
     assert _bodies(simulator) == [{"eventFormat": "id3v2", "eventType": "audio", "events": [
         {"frameType": "TIT2", "data": "Track"}, {"frameType": "TXXX", "info": "artist", "data": "Band"}]}]
+
+
+async def test_the_confirmation_shows_the_request_and_a_warning_asks_even_with_confirmation_off(
+        sim, tmp_path: Path) -> None:
+    simulator, _clock = sim
+    app = Host(_settings(simulator, confirm=ConfirmSettings(cue_in=False)), _clock, tmp_path / "audit.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert await app.adops().stream(STREAM).follower.read_once()  # the playlist: no break on air
+        await pilot.press("i")
+        assert isinstance(app.screen, ConfirmSend)  # asked although cue_in confirmation is off
+        texts = [str(w.content) for w in app.screen.query(Static)]
+        assert any("no ad break is on air" in t for t in texts)
+        plan_text = str(app.screen.query_one("#plan", Static).content)
+        assert plan_text.startswith("POST /v1/vhosts/default/apps/app/streams/stream:sendEvent on 127.0.0.1:")
+        assert '"cueType": "in"' in plan_text
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+    assert _bodies(simulator) == []
+
+
+async def test_the_events_screen_shows_a_send_killed_in_flight_as_outcome_unknown(sim, tmp_path: Path) -> None:
+    simulator, clock = sim
+    audit = tmp_path / "audit.jsonl"
+    audit.write_text(json.dumps({"type": "intent", "id": "abc", "time": "2026-01-01T12:00:00.000+00:00",
+                                 "server": "ome.example:8081", "profile": "prod", "vhost": "default", "app": "app",
+                                 "stream": "stream", "action": "cue-out", "path": "/x",
+                                 "body": {"eventFormat": "cue"}}) + "\n")
+    app = Host(_settings(simulator), clock, audit)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press("E")
+        assert isinstance(app.screen, AdEventsScreen)
+        row = [str(cell) for cell in app.screen.query_one(DataTable).get_row_at(0)]
+        assert row[2] == "cue-out" and row[3] == "unknown" and row[4] == "outcome unknown — check the playlist"

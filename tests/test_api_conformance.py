@@ -219,6 +219,9 @@ async def test_stream_info_describes_input_tracks_and_outputs(http: httpx.AsyncC
     assert video["codec"] == "H264" and (video["width"], video["height"]) == (1920, 1080)
     assert video["framerate"] == 30.0 and b'"framerate":30.0' in response.content  # jsoncpp writes 30.0
     assert video["keyFrameInterval"] == 30.0 and type(video["bitrate"]) is int
+    assert video["maxFramerate"] == 30.0  # the highest frame rate seen (required by the vendor's document)
+    data = next(t for t in source["tracks"] if t["type"] == "Data")
+    assert "data" not in data  # 0.20.5 (this edition's version) writes no data object; 0.21 does
     audio = next(t for t in source["tracks"] if t["type"] == "Audio")["audio"]
     assert audio["codec"] == "AAC" and audio["samplerate"] == 48000
     output = info["outputs"][0]

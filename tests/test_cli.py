@@ -113,19 +113,23 @@ def test_sends_succeed_and_are_audited_without_the_token(enterprise: str, audit_
     out = run("cue-out", "default/app/stream", "--duration", "30", url=enterprise, audit=audit_path)
     assert out.returncode == 0, out.stderr
     assert "cue-out sent to default/app/stream: HTTP 200 OK" in out.stdout
-    back = run("cue-in", "default/app/stream", url=enterprise, audit=audit_path)
-    assert back.returncode == 0
+    back = run("cue-in", "default/app/stream", "--force", url=enterprise, audit=audit_path)  # before the splice
+    assert back.returncode == 0, back.stderr
     tag = run("id3", "default/app/stream", "--frame", "TXXX", "--info", "k", "--data", "v",
               "--frame", "TIT2", "--data", "Title", "--event-type", "video", url=enterprise, audit=audit_path)
     assert tag.returncode == 0, tag.stderr
     text = audit_path.read_text()
     assert TOKEN not in text
     records = [json.loads(line) for line in text.splitlines()]
-    assert [r["action"] for r in records] == ["cue-out", "cue-in", "id3"]
-    assert records[0]["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}
-    assert records[2]["body"] == [{"eventFormat": "id3v2", "eventType": "video", "events": [
+    assert [r["type"] for r in records] == ["intent", "outcome"] * 3
+    intents, outcomes = records[::2], records[1::2]
+    assert [r["action"] for r in intents] == ["cue-out", "cue-in", "id3"]
+    assert intents[0]["body"] == {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}
+    assert intents[2]["body"] == [{"eventFormat": "id3v2", "eventType": "video", "events": [
         {"frameType": "TXXX", "info": "k", "data": "v"}, {"frameType": "TIT2", "data": "Title"}]}]
-    assert all(r["status"] == 200 and r["vhost"] == "default" for r in records)
+    host = enterprise.removeprefix("http://")
+    assert all(r["server"] == host and r["vhost"] == "default" and r["profile"] is None for r in intents)
+    assert all(r["status"] == 200 and r["outcome"] == "accepted" for r in outcomes)
 
 
 def test_send_events_from_a_file_and_a_refused_one(enterprise: str, audit_path: Path, tmp_path: Path) -> None:
@@ -138,7 +142,8 @@ def test_send_events_from_a_file_and_a_refused_one(enterprise: str, audit_path: 
     assert refused.returncode == 1
     assert "eventFormat is not supported: [bogus]" in refused.stderr
     records = [json.loads(line) for line in audit_path.read_text().splitlines()]
-    assert records[-1]["status"] == 400 and records[-1]["body"] == [{"eventFormat": "bogus", "events": [{}]}]
+    assert records[-1]["status"] == 400 and records[-1]["outcome"] == "rejected"
+    assert records[-2]["body"] == [{"eventFormat": "bogus", "events": [{}]}]
 
 
 def test_failures_have_their_exit_status_and_the_servers_message(enterprise: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 import sys
 import tomllib
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.theme import BUILTIN_THEMES
 
-from omeconsole.core.config import ConfigError, config_path, load_settings
+from omeconsole.core.config import ConfigError, config_path, load_settings, publisher_base, write_config_template
 
 CONFIG = """
 interval = 2.0
@@ -88,15 +89,62 @@ def test_unknown_profile_lists_the_known_ones(config_file: Path) -> None:
         load(config_file, profile="nope")
 
 
-def test_a_file_readable_by_others_is_warned_about(config_file: Path) -> None:
-    config_file.chmod(0o644)
+@pytest.mark.parametrize(("mode", "words"), [(0o644, "can be read by"), (0o604, "can be read by"),
+                                             (0o620, "can be changed by"), (0o602, "can be changed by"),
+                                             (0o666, "can be read and changed by")])
+def test_a_config_others_can_read_or_change_is_warned_about(config_file: Path, mode: int, words: str) -> None:
+    # Changed matters as much as read: the file's token_command runs as the operator.
+    config_file.chmod(mode)
     warnings: list[str] = []
     load(config_file, warnings=warnings)
-    assert any("readable by other users" in w and "chmod 600" in w for w in warnings)
+    assert any(words in w and "other users" in w and "chmod 600" in w for w in warnings), warnings
     config_file.chmod(0o600)
     quiet: list[str] = []
     load(config_file, warnings=quiet)
     assert quiet == []
+
+
+def test_token_file_from_flag_and_environment_and_one_source_per_layer(config_file: Path, tmp_path: Path) -> None:
+    token_file = tmp_path / "flag.token"
+    token_file.write_text("token-from-flag-file\n")
+    token_file.chmod(0o600)
+    assert load(config_file, {"token_file": str(token_file)}).token_value() == "token-from-flag-file"
+    env = {"OME_ACCESS_TOKEN_FILE": str(token_file)}
+    assert load(config_file, env=env).token_value() == "token-from-flag-file"
+    assert load(config_file, {"token": "flag"}, env=env).token_value() == "flag"  # flags beat the environment
+    with pytest.raises(ConfigError, match="either --token or --token-file"):
+        load(config_file, {"token": "a", "token_file": str(token_file)})
+    with pytest.raises(ConfigError, match="OME_ACCESS_TOKEN and OME_ACCESS_TOKEN_FILE"):
+        load(config_file, env={**env, "OME_ACCESS_TOKEN": "b"})
+    with pytest.raises(ConfigError, match="cannot read token_file"):
+        load(config_file, env={"OME_ACCESS_TOKEN_FILE": str(tmp_path / "missing")})
+
+
+def test_a_huge_or_binary_token_file_is_refused_without_showing_it(config_file: Path, tmp_path: Path) -> None:
+    huge = tmp_path / "huge.token"
+    huge.write_bytes(b"x" * (64 * 1024 + 1))
+    binary = tmp_path / "binary.token"
+    binary.write_bytes(b"\xff\xfe secret")
+    with pytest.raises(ConfigError, match="larger than"):
+        load(config_file, {"token_file": str(huge)})
+    with pytest.raises(ConfigError, match="not UTF-8") as caught:
+        load(config_file, {"token_file": str(binary)})
+    assert "secret" not in str(caught.value)
+
+
+def test_the_publisher_url_rule(config_file: Path) -> None:
+    assert load(config_file).publisher_base() == "https://staging.example:3334"  # configured
+    assert publisher_base("https://ome.example:8082/") == "https://ome.example:3333"
+    assert publisher_base("http://user:pw@[::1]:8081") == "http://[::1]:3333"
+    assert publisher_base("http://a:8081", "http://b:4444/") == "http://b:4444"
+
+
+def test_config_init_writes_a_private_template_once(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "omeconsole" / "config.toml"
+    assert write_config_template(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert tomllib.loads(path.read_text()) == {}  # every line is a comment until the operator fills it in
+    assert not write_config_template(path)
 
 
 def test_bad_toml_names_the_file(tmp_path: Path) -> None:

@@ -8,9 +8,11 @@ import sys
 import pytest
 
 from simulator.world.fault_spec import (
+    BitrateDrop,
     FaultSpecError,
     Schedule,
     VanishSpec,
+    Window,
     fault_spec_from_table,
     parse_fault_spec,
 )
@@ -43,6 +45,20 @@ def test_ranges_percentages_windows_paths_and_one_shot_schedules() -> None:
     assert parse_fault_spec("during=45s..").during_ms == (45_000, None)
 
 
+def test_input_faults_take_windows_schedules_and_stream_patterns() -> None:
+    spec = parse_fault_spec("ingest-stall=30s..90s,bitrate-drop=20%@every:5m:for:1m,"
+                            "streams=default/app/*|*/live/concert")
+    assert spec.ingest_stall == Window(30_000, 90_000)
+    assert spec.bitrate_drop == BitrateDrop(0.2, Window(300_000, 360_000, 300_000))
+    assert spec.streams == ("default/app/*", "*/live/concert")
+    assert spec.has_world_faults and not spec.has_http_faults
+    assert parse_fault_spec("ingest-stall=at:10s:for:5s").ingest_stall == Window(10_000, 15_000)
+    assert parse_fault_spec("ingest-stall=45s..").ingest_stall == Window(45_000, None)
+    window = Window(300_000, 360_000, 300_000)
+    assert [window.active(t * 1000) for t in (299, 300, 359, 360, 600, 659, 660)] == [
+        False, True, True, False, True, True, False]
+
+
 def test_an_empty_spec_injects_nothing() -> None:
     assert parse_fault_spec("").empty
     assert parse_fault_spec(" , ").empty
@@ -70,6 +86,20 @@ def test_an_empty_spec_injects_nothing() -> None:
         ("during=60s..30s", "ends before it starts"),
         ("paths=v2/stats", "must be path prefixes"),
         ("5xx=0.1,5xx=0.2", "5xx is given twice"),
+        ("latency=\u0661\u0660ms", "latency: '\u0661\u0660ms' is not a duration"),  # Arabic-Indic 10
+        ("latency=\uff11s", "is not a duration"),  # a fullwidth 1
+        ("5xx=0.\u0665", "is not a share"),
+        ("5xx=\u00b9", "is not a share"),  # superscript one
+        ("reset=nan", "is not a share"),
+        ("restart=every:\u0669\u0669s", "is not a duration"),
+        ("ingest-stall=30s", "must be START..END, START.., every:DURATION:for:DURATION"),
+        ("ingest-stall=90s..30s", "ingest-stall: '90s..30s' ends before it starts"),
+        ("ingest-stall=every:60s:for:60s", "ingest-stall: it must end"),
+        ("bitrate-drop=20%", "must be SHARE@WHEN"),
+        ("bitrate-drop=100%@10s..", "is no drop"),
+        ("bitrate-drop=lots@10s..", "bitrate-drop: 'lots' is not a share"),
+        ("ingest-stall=10s..,streams=app/stream", "must be vhost/app/stream patterns"),
+        ("streams=default/app/stream", "only chooses the streams of ingest-stall and bitrate-drop"),
     ],
 )
 def test_bad_specs_fail_with_a_message_naming_the_item(text: str, message: str) -> None:

@@ -13,20 +13,18 @@ from __future__ import annotations
 import contextlib
 import gc
 import tracemalloc
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
 from conftest import api_client, running_simulator
 
-from simulator.http import server
-from simulator.http.publisher import PublisherApp, PublisherLimits
+from simulator.http.publisher import PublisherLimits
 from simulator.http.server import RunningSimulator
 from simulator.media.asset import load_asset
 from simulator.world.clock import ManualClock
 from simulator.world.scenario import load_scenario
-from simulator.world.world import World
 
 STREAMS = [f"s{index}" for index in range(8)]
 MIB = 1024 * 1024
@@ -43,19 +41,10 @@ def quiet_scenario(tmp_path: Path) -> str:
     return str(path)
 
 
-@contextlib.contextmanager
-def publisher_limits(monkeypatch: pytest.MonkeyPatch, limits: PublisherLimits) -> Iterator[None]:
-    monkeypatch.setattr(server, "_publisher_app", lambda world: _app(world, limits))
-    yield
-
-
-def _app(world: World, limits: PublisherLimits) -> PublisherApp:
-    return PublisherApp(world, limits)
-
-
 @contextlib.asynccontextmanager
-async def quiet_simulator(scenario: str, clock: ManualClock) -> AsyncIterator[RunningSimulator]:
-    async with running_simulator(scenario, clock=clock) as sim:
+async def quiet_simulator(scenario: str, clock: ManualClock,
+                          limits: PublisherLimits | None = None) -> AsyncIterator[RunningSimulator]:
+    async with running_simulator(scenario, clock=clock, publisher_limits=limits) as sim:
         clock.advance(13.2)
         yield sim
 
@@ -91,22 +80,22 @@ async def test_distinct_user_agents_from_one_address_are_one_viewer(quiet_scenar
 
 
 async def test_the_session_table_is_bounded_per_address_and_in_all_and_frees_itself(
-        quiet_scenario: str, clock: ManualClock, monkeypatch: pytest.MonkeyPatch) -> None:
-    with publisher_limits(monkeypatch, PublisherLimits(max_sessions=4, max_sessions_per_address=2)):
-        async with quiet_simulator(quiet_scenario, clock) as sim, _client(sim, "127.0.0.2") as a, _client(
-                sim, "127.0.0.3") as b, _client(sim, "127.0.0.4") as c:
-            for name in STREAMS[:3]:
-                await _watch(a, name)  # the third is served but not counted: two per address
-            assert await _viewers(sim) == [1, 1, 0, 0, 0, 0, 0, 0]
-            for name in STREAMS[3:6]:
-                await _watch(b, name)
-            assert await _viewers(sim) == [1, 1, 0, 1, 1, 0, 0, 0]
-            await _watch(c, STREAMS[6])  # the table is full: served, not counted
-            assert await _viewers(sim) == [1, 1, 0, 1, 1, 0, 0, 0]
-            clock.advance(30)  # everybody stopped fetching
-            assert await _viewers(sim) == [0] * 8
-            await _watch(c, STREAMS[6])
-            assert await _viewers(sim) == [0, 0, 0, 0, 0, 0, 1, 0]
+        quiet_scenario: str, clock: ManualClock) -> None:
+    limits = PublisherLimits(max_sessions=4, max_sessions_per_address=2)
+    async with quiet_simulator(quiet_scenario, clock, limits) as sim, _client(sim, "127.0.0.2") as a, _client(
+            sim, "127.0.0.3") as b, _client(sim, "127.0.0.4") as c:
+        for name in STREAMS[:3]:
+            await _watch(a, name)  # the third is served but not counted: two per address
+        assert await _viewers(sim) == [1, 1, 0, 0, 0, 0, 0, 0]
+        for name in STREAMS[3:6]:
+            await _watch(b, name)
+        assert await _viewers(sim) == [1, 1, 0, 1, 1, 0, 0, 0]
+        await _watch(c, STREAMS[6])  # the table is full: served, not counted
+        assert await _viewers(sim) == [1, 1, 0, 1, 1, 0, 0, 0]
+        clock.advance(30)  # everybody stopped fetching
+        assert await _viewers(sim) == [0] * 8
+        await _watch(c, STREAMS[6])
+        assert await _viewers(sim) == [0, 0, 0, 0, 0, 0, 1, 0]
 
 
 async def _fetch_everything(client: httpx.AsyncClient, name: str) -> int:
@@ -131,25 +120,25 @@ def _held_bytes() -> int:
 
 
 async def test_media_in_memory_stays_within_the_budget_and_goes_when_nobody_watches(
-        quiet_scenario: str, clock: ManualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+        quiet_scenario: str, clock: ManualClock) -> None:
     load_asset()  # the asset stays for the process's life: not part of what is measured
     budget = MIB
-    with publisher_limits(monkeypatch, PublisherLimits(cache_bytes=budget)):
-        async with quiet_simulator(quiet_scenario, clock) as sim, _client(sim) as client:
-            clock.advance(60 - 13.2)  # full windows: ten segments and their parts per track
-            await _viewers(sim)  # the API's own response cache exists before the measure starts
-            tracemalloc.start()
-            try:
-                before = _held_bytes()
-                received = sum([await _fetch_everything(client, name) for name in STREAMS])
-                held = _held_bytes() - before
-                clock.advance(30)  # every client stopped fetching; the sweeper runs on the world clock
-                for _ in range(20):  # let the sweeper's wake-up run
-                    await _viewers(sim)
-                released = _held_bytes() - before
-            finally:
-                tracemalloc.stop()
-            assert received > 10 * budget  # without the budget, all of it would still be held
-            assert held < budget + 2 * MIB, (held, received)  # streams' playlists and objects besides
-            assert released < MIB // 2, released
-            assert await _viewers(sim) == [0] * 8
+    async with quiet_simulator(quiet_scenario, clock, PublisherLimits(cache_bytes=budget)) as sim, \
+            _client(sim) as client:
+        clock.advance(60 - 13.2)  # full windows: ten segments and their parts per track
+        await _viewers(sim)  # the API's own response cache exists before the measure starts
+        tracemalloc.start()
+        try:
+            before = _held_bytes()
+            received = sum([await _fetch_everything(client, name) for name in STREAMS])
+            held = _held_bytes() - before
+            clock.advance(30)  # every client stopped fetching; the sweeper runs on the world clock
+            for _ in range(20):  # let the sweeper's wake-up run
+                await _viewers(sim)
+            released = _held_bytes() - before
+        finally:
+            tracemalloc.stop()
+        assert received > 10 * budget  # without the budget, all of it would still be held
+        assert held < budget + 2 * MIB, (held, received)  # streams' playlists and objects besides
+        assert released < MIB // 2, released
+        assert await _viewers(sim) == [0] * 8

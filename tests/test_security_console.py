@@ -12,10 +12,11 @@ import pytest
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import OmeError
-from omeconsole.core.adops.audit import AuditLog
+from omeconsole.api.wire import Id3Frame
 from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import load_settings
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
+from omeconsole.core.session import connector
 from omeconsole.model.paths import NodePath
 from simulator.http.auth import basic_header
 from simulator.http.server import start_simulator
@@ -37,7 +38,7 @@ def test_a_config_file_others_can_read_is_warned_about_without_showing_the_token
     warnings: list[str] = []
     settings = load_settings(path=config, environ={}, warn=warnings.append)
     assert settings.token_value() == TOKEN
-    assert any("readable by other users" in w and "chmod 600" in w for w in warnings), warnings
+    assert any("can be read by other users" in w and "chmod 600" in w for w in warnings), warnings
     assert all(TOKEN not in w for w in warnings)
     assert TOKEN not in repr(settings) and TOKEN not in str(settings.model_dump())
 
@@ -55,7 +56,7 @@ def test_a_token_file_others_can_read_is_warned_about(tmp_path: Path) -> None:
     warnings: list[str] = []
     settings = load_settings(path=config, environ={}, warn=warnings.append)
     assert settings.token_value() == TOKEN
-    assert any("token file" in w and "readable by other users" in w for w in warnings), warnings
+    assert any("token file" in w and "can be read by other users" in w for w in warnings), warnings
     assert all(TOKEN not in w for w in warnings)
 
 
@@ -88,11 +89,27 @@ async def test_the_client_never_shows_the_token_in_reprs_errors_or_debug_logs(
         assert secret not in everything
 
 
-def test_the_audit_log_masks_the_token_wherever_it_appears(tmp_path: Path) -> None:
-    audit = AuditLog(tmp_path / "audit.jsonl", secrets=[TOKEN])
-    audit.record_send(server=f"http://user:{TOKEN}@127.0.0.1:8081", vhost="default", app="app", stream="stream",
-                      action="id3", body=[{"eventFormat": "id3v2", "events": [{"frameType": "TXXX", "info": TOKEN}]}],
-                      status=200, message=f"OK {TOKEN}")
-    text = (tmp_path / "audit.jsonl").read_text("utf-8")
-    assert TOKEN not in text
-    assert len(audit.read_all().sends) == 1
+async def test_no_record_and_no_command_output_ever_holds_the_token(tmp_path: Path) -> None:
+    """The token is never put into a record, so nothing needs masking: a send's intent, outcome and
+    confirmation, and everything the command line prints, are free of it (and of its Basic form)."""
+    simulator = await start_simulator("demo", api_port=0, publisher_port=0, access_token=TOKEN, seed=1,
+                                      clock=ManualClock())
+    try:
+        settings = load_settings({"api_url": simulator.api_url, "token": TOKEN,
+                                  "publisher_url": simulator.publisher_url}, environ={},
+                                 path=tmp_path / "absent.toml")
+        session = connector(FakeClock(), audit_path=tmp_path / "audit.jsonl")(settings)
+        try:
+            controller = session.adops.stream(NodePath("default", "app", "stream"))
+            plan = controller.plan_id3([Id3Frame(frameType="TIT2", data="x")])
+            outcome = await controller.send(plan)
+            refused = await session.adops.stream(NodePath("default", "app", "nope")).send(
+                session.adops.stream(NodePath("default", "app", "nope")).plan_cue_out(30))
+        finally:
+            await session.aclose()
+    finally:
+        await simulator.stop()
+    assert outcome.status == "accepted" and refused.status == "rejected"
+    text = (tmp_path / "audit.jsonl").read_text("utf-8") + repr(outcome) + repr(refused) + plan.describe()
+    for secret in (TOKEN, ENCODED):
+        assert secret not in text

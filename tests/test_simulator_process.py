@@ -104,6 +104,11 @@ def test_a_chosen_token_is_used_and_never_printed(how: str) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--scenario", "no-such-scenario"], "no scenario named 'no-such-scenario'"),
     (["--access-token", ""], "the access token must not be empty"),
+    (["--fleet", "-1"], "is not a number of edges from 0 to 32"),
+    (["--fleet", "\u0663"], "is not a number of edges"),
+    (["--max-connections", "0"], "is not a whole number above 0"),
+    (["--request-timeout", "soon"], "is not a number of seconds above 0"),
+    (["--max-header-size", "\u0661\u0660"], "is not a whole number above 0"),
 ])
 def test_bad_arguments_are_refused_with_a_clear_message(args: list[str], message: str) -> None:
     result = subprocess.run([str(PROGRAM), "--api-port", "0", "--publisher-port", "0", *args],
@@ -126,3 +131,22 @@ def test_python_dash_m_simulator_is_the_same_program() -> None:
     assert result.returncode == 0
     for flag in ("--host", "--api-port", "--publisher-port", "--access-token", "--scenario", "--seed", "--edition"):
         assert flag in result.stdout
+
+
+def test_fleet_runs_an_origin_and_its_edges_and_prints_each() -> None:
+    running = Simulator("--fleet", "2", "--scenario", "demo")
+    try:
+        text = "".join(running.banner)
+        apis = re.findall(r"management API\s+(http://\S+)", text)
+        assert "a fleet of an origin and 2 edges" in text and "edge 2 (pulls every origin stream over OVT)" in text
+        assert len(set(apis)) == 3
+        headers = {"Authorization": DEFAULT_HEADER}
+        origin = httpx.get(apis[0] + "/v1/stats/current/vhosts/default/apps/app/streams/stream", headers=headers,
+                           timeout=10).json()["response"]
+        assert origin["connections"]["ovt"] == 2
+        edge = httpx.get(apis[2] + "/v2/stats/current/vhosts/default/apps/app/streams/stream", headers=headers,
+                         timeout=10).json()["response"]
+        assert edge["providers"]["connections"]["ovt"] == 1
+    finally:
+        code, _, err = running.stop()
+    assert code == 0 and "Traceback" not in err

@@ -167,8 +167,9 @@ class OmeClient:
             raise UnreachableError(f"connection to {self._host} lost during {path}: {_reason(error)}") from None
         return replies.envelope_response(response, path)
 
-    async def _post(self, path: str, body: object) -> SendResult:
-        content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    async def _post(self, path: str, body: object, content: bytes | None = None) -> SendResult:
+        if content is None:
+            content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         try:
             async with asyncio.timeout(self._deadline):
                 response = await self._http.post(
@@ -266,11 +267,16 @@ class OmeClient:
 
     # -- sends --------------------------------------------------------------------------------------
 
+    async def send_prepared(self, path: NodePath, action: str, content: bytes, body: object) -> SendResult:
+        """POST `content` (the JSON bytes of `body`, serialised by the caller) to the stream's `action`
+        (`sendEvent` or `sendEvents`) as they are, so what was shown and audited is what goes out."""
+        return await self._post(action_path(path, action), body, content)
+
     async def send_event(self, path: NodePath, event_set: EventSetLike) -> SendResult:
-        return await self._post(_action(path, "sendEvent"), event_body(event_set))
+        return await self._post(action_path(path, "sendEvent"), event_body(event_set))
 
     async def send_events(self, path: NodePath, event_sets: Sequence[EventSetLike]) -> SendResult:
-        return await self._post(_action(path, "sendEvents"), [event_body(e) for e in event_sets])
+        return await self._post(action_path(path, "sendEvents"), [event_body(e) for e in event_sets])
 
     async def cue_out(self, path: NodePath, duration_ms: int) -> SendResult:
         if duration_ms <= 0:
@@ -294,7 +300,8 @@ def event_body(event_set: EventSetLike) -> object:
     return dict(event_set)
 
 
-def _action(path: NodePath, action: str) -> str:
+def action_path(path: NodePath, action: str) -> str:
+    """The management API path of a stream action, e.g. `/v1/vhosts/v/apps/a/streams/s:sendEvent`."""
     if path.level != "stream" or path.app is None or path.stream is None:
         raise ValueError(f"events go to a stream (vhost/app/stream), not {path}")
     return (f"/v1/vhosts/{_segment(path.vhost)}/apps/{_segment(path.app)}"
@@ -326,4 +333,4 @@ def _with_body(error: OmeError, body: object) -> OmeError:
     return error
 
 
-__all__ = ["Detection", "ItemResult", "OmeClient", "basic_authorization", "cue_support", "event_body"]
+__all__ = ["Detection", "ItemResult", "OmeClient", "action_path", "basic_authorization", "cue_support", "event_body"]

@@ -1,7 +1,10 @@
-"""Human-readable and JSON renderings for the command line.
+"""Human-readable and JSON renderings for the command line, in the console's units.
 
-Units are labelled as the server defines them (reference §1.3): the server's throughput fields are
-bits per second, `lastThroughput*` is a byte count, and rates the console computes itself say so.
+Rates are bits per second with SI prefixes, totals bytes with IEC prefixes (`core.units`, as in the
+console). Units are labelled as the server defines them (reference §1.3): the server's throughput
+fields are bits per second, `lastThroughput*` is a byte count, and rates the console computes itself
+say so. Every value that came from the server is made visible (`core.text.visible`) where it is put
+into text; JSON is ASCII-only, so it carries no raw control or bidi character either.
 """
 
 from __future__ import annotations
@@ -12,40 +15,28 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from omeconsole.core import units
+from omeconsole.core.adops.controller import SendOutcome
+from omeconsole.core.adops.matcher import Sighting
+from omeconsole.core.adops.plan import SendPlan
+from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample, StreamInfo
-from omeconsole.model.sends import SendResult
 from omeconsole.model.server import ServerInfo
-
-
-def human_bytes(count: float | None) -> str:
-    if count is None:
-        return "-"
-    for unit in ("B", "kB", "MB", "GB", "TB"):
-        if abs(count) < 1000 or unit == "TB":
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.2f} {unit}"
-        count /= 1000
-    raise AssertionError("unreachable")
-
-
-def human_bits(bps: float | None) -> str:
-    if bps is None:
-        return "-"
-    for unit in ("bit/s", "kbit/s", "Mbit/s", "Gbit/s"):
-        if abs(bps) < 1000 or unit == "Gbit/s":
-            return f"{bps:.0f} {unit}" if unit == "bit/s" else f"{bps:.2f} {unit}"
-        bps /= 1000
-    raise AssertionError("unreachable")
 
 
 def _time(value: datetime | None) -> str:
     return "-" if value is None else value.isoformat(sep=" ", timespec="milliseconds")
 
 
+def path_text(path: NodePath | str) -> str:
+    return visible(str(path))
+
+
 def _counts(counts: Mapping[str, int] | None) -> str:
     if counts is None:
         return "not reported by this server"
-    shown = [f"{name} {n}" for name, n in counts.items() if n]
+    shown = [f"{visible(name)} {n}" for name, n in counts.items() if n]
     return "  ".join(shown) if shown else "none"
 
 
@@ -67,29 +58,42 @@ def jsonable(value: Any) -> Any:
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(jsonable(value), ensure_ascii=False, sort_keys=True)
+    """One line of JSON, ASCII only: every control, bidi or other non-ASCII character as an escape."""
+    return json.dumps(jsonable(value), ensure_ascii=True, sort_keys=True)
 
 
 def stats_text(path: NodePath, stats: NodeStats, server: ServerInfo | None, sample: Sample | None = None) -> str:
-    source = f"  ({server.edition}, {server.stats_api} statistics)" if server else ""
+    source = f"  ({visible(server.edition)}, {server.stats_api} statistics)" if server else ""
     lines = [
-        f"{path}{source}",
+        f"{path_text(path)}{source}",
         f"  created           {_time(stats.created)}",
         f"  last updated      {_time(stats.last_updated)}",
-        f"  viewers           {stats.total_connections} now, peak {stats.max_total_connections} "
-        f"at {_time(stats.max_total_connection_time)}",
+        f"  viewers           {units.count(stats.total_connections)} now, peak "
+        f"{units.count(stats.max_total_connections)} at {_time(stats.max_total_connection_time)}",
         f"  inbound           {_counts(stats.connections_in)}",
         f"  outbound          {_counts(stats.connections_out)}",
-        f"  bytes in / out    {human_bytes(stats.total_bytes_in)} / {human_bytes(stats.total_bytes_out)}",
-        f"  server in         avg {human_bits(stats.avg_throughput_in_bps)}, "
-        f"max {human_bits(stats.max_throughput_in_bps)}, last window {human_bytes(stats.last_throughput_in_bytes)}",
-        f"  server out        avg {human_bits(stats.avg_throughput_out_bps)}, "
-        f"max {human_bits(stats.max_throughput_out_bps)}, last window {human_bytes(stats.last_throughput_out_bytes)}",
+        f"  bytes in / out    {units.size(stats.total_bytes_in)} / {units.size(stats.total_bytes_out)}",
+        f"  server in         avg {units.rate(stats.avg_throughput_in_bps)}, "
+        f"max {units.rate(stats.max_throughput_in_bps)}, last window {units.size(stats.last_throughput_in_bytes)}",
+        f"  server out        avg {units.rate(stats.avg_throughput_out_bps)}, "
+        f"max {units.rate(stats.max_throughput_out_bps)}, last window {units.size(stats.last_throughput_out_bytes)}",
     ]
     if sample is not None:
-        lines.append(f"  rate in / out     {human_bits(sample.rate_in_bps)} / {human_bits(sample.rate_out_bps)}"
+        lines.append(f"  rate in / out     {units.rate(sample.rate_in_bps)} / {units.rate(sample.rate_out_bps)}"
                      "  (from byte totals)")
+    if stats.invalid:
+        lines.append(f"  invalid           {', '.join(visible(name) for name in sorted(stats.invalid))}")
     return "\n".join(lines)
+
+
+def stats_line(path: NodePath, stats: NodeStats, sample: Sample | None, when: datetime) -> str:
+    """One line per reading (`--format line`): time, node, viewers, rates, totals."""
+    rates = (f"in {units.rate(sample.rate_in_bps)}  out {units.rate(sample.rate_out_bps)}"
+             if sample is not None else "in n/a  out n/a")
+    line = (f"{when.astimezone().strftime('%H:%M:%S')}  {path_text(path)}  viewers "
+            f"{units.count(stats.total_connections)}  {rates}  total in {units.size(stats.total_bytes_in)}"
+            f"  out {units.size(stats.total_bytes_out)}")
+    return line + (f"  invalid: {', '.join(visible(n) for n in sorted(stats.invalid))}" if stats.invalid else "")
 
 
 def sample_json(path: NodePath, sample: Sample) -> str:
@@ -99,12 +103,13 @@ def sample_json(path: NodePath, sample: Sample) -> str:
 
 def info_text(info: StreamInfo) -> str:
     lines = [
-        f"{info.name}",
-        f"  source            {info.source_type or '-'}" + (f"  {info.source_url}" if info.source_url else ""),
+        f"{visible(info.name)}",
+        f"  source            {visible(info.source_type or '-')}"
+        + (f"  {visible(info.source_url)}" if info.source_url else ""),
         f"  created           {_time(info.created)}",
     ]
     for track in info.tracks:
-        detail = [track.codec or ""]
+        detail = [visible(track.codec or "")]
         if track.width and track.height:
             detail.append(f"{track.width}x{track.height}")
         if track.framerate:
@@ -116,15 +121,38 @@ def info_text(info: StreamInfo) -> str:
         if track.channels:
             detail.append(f"{track.channels} ch")
         if track.bitrate:
-            detail.append(human_bits(track.bitrate))
-        lines.append(f"  track {track.id:<3} {track.type:<6} {'  '.join(d for d in detail if d)}")
+            detail.append(units.rate(track.bitrate))
+        ident = "-" if track.id is None else str(track.id)
+        lines.append(f"  track {ident:<3} {visible(track.type):<6} {'  '.join(d for d in detail if d)}")
     if info.outputs:
-        lines.append(f"  outputs           {', '.join(info.outputs)}")
+        lines.append(f"  outputs           {', '.join(visible(o) for o in info.outputs)}")
     return "\n".join(lines)
 
 
-def send_text(action: str, path: NodePath, result: SendResult) -> str:
-    text = f"{action} sent to {path}: HTTP {result.status} {result.message}"
-    for index, item in enumerate(result.items):
-        text += f"\n  #{index}: HTTP {item.status} {item.message}"
+def plan_text(plan: SendPlan) -> str:
+    """What is about to go out (the request line and body), as the operator confirms it."""
+    return "\n".join(visible(line) for line in plan.describe().split("\n"))
+
+
+def outcome_text(outcome: SendOutcome) -> str:
+    plan = outcome.plan
+    if outcome.http_status is None:
+        text = f"{plan.action} to {path_text(plan.target)}: {visible(outcome.message)}"
+    else:
+        text = (f"{plan.action} sent to {path_text(plan.target)}: HTTP {outcome.http_status} "
+                f"{visible(outcome.server_message)}")
+    for index, item in enumerate(outcome.items):
+        text += f"\n  #{index}: HTTP {item.status} {visible(item.message)}"
     return text
+
+
+def outcome_json(outcome: SendOutcome) -> str:
+    plan = outcome.plan
+    return dumps({"path": plan.target, "action": plan.action, "outcome": outcome.status,
+                  "status": outcome.http_status, "message": outcome.message, "items": outcome.items,
+                  "body": plan.body, "send_id": plan.send_id, "blocked_by": outcome.blocked_by})
+
+
+def sighting_json(sighting: Sighting) -> str:
+    return dumps({"confirmed": sighting.seen, "seen_after_s": sighting.seen_after_s, "detail": sighting.detail,
+                  "line": sighting.line})

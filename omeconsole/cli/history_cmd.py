@@ -10,14 +10,14 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 
-from omeconsole.cli.commands import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from omeconsole.cli import exit_codes
+from omeconsole.cli.output import complain
 from omeconsole.core.config import ConfigError, Settings, load_settings
 from omeconsole.core.history.settings import parse_duration
 from omeconsole.core.history.target import Target
@@ -82,7 +82,7 @@ def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
 class _Refused(Exception):
     """Nothing to show (exit 1), or a target that names no one server (exit 2)."""
 
-    def __init__(self, message: str, code: int = EXIT_REFUSED) -> None:
+    def __init__(self, message: str, code: int = exit_codes.REFUSED) -> None:
         super().__init__(message)
         self.code = code
 
@@ -99,11 +99,11 @@ def run(args: argparse.Namespace, settings: Settings, *, now: float | None = Non
     end = now if args.end is None else args.end
     start = args.start if args.start is not None else end - (args.since or DEFAULT_SINCE_S)
     if start >= end:
-        print("omeconsole: history: the start must come before the end", file=sys.stderr)
-        return EXIT_USAGE
+        complain("history: the start must come before the end")
+        return exit_codes.USAGE
     if args.step is not None and args.step < 1:
-        print("omeconsole: history: --step must be at least 1 s", file=sys.stderr)
-        return EXIT_USAGE
+        complain("history: --step must be at least 1 s")
+        return exit_codes.USAGE
     try:
         with HistoryReader(path, settings.history) as reader:
             if args.target is None:
@@ -111,17 +111,14 @@ def run(args: argparse.Namespace, settings: Settings, *, now: float | None = Non
             server = _server(reader, args, settings)
             return _show(reader, server, args, start, end, now, out)
     except HistoryError as error:
-        print(f"omeconsole: history: {error}", file=sys.stderr)
-        return EXIT_REFUSED
+        complain(f"history: {error}")
+        return exit_codes.REFUSED
     except _Refused as refused:
-        print(f"omeconsole: history: {refused}", file=sys.stderr)
+        complain(f"history: {refused}")
         return refused.code
     except ValueError as error:  # too many points for the range and step
-        print(f"omeconsole: history: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except BrokenPipeError:  # `| head` has read enough: stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        complain(f"history: {error}")
+        return exit_codes.USAGE
 
 
 def _server(reader: HistoryReader, args: argparse.Namespace, settings: Settings) -> str:
@@ -155,7 +152,7 @@ def _server(reader: HistoryReader, args: argparse.Namespace, settings: Settings)
     if configured in recorded:
         return configured
     raise _Refused(f"{shown} was recorded on several servers ({', '.join(visible(k) for k in recorded)}): name "
-                   "one with PROFILE:" + visible(str(target.path)) + " or --api-url", EXIT_USAGE)
+                   "one with PROFILE:" + visible(str(target.path)) + " or --api-url", exit_codes.USAGE)
 
 
 def _iso(epoch: float | None) -> str | None:
@@ -180,16 +177,16 @@ def _summary_json(summary: StreamSummary) -> dict[str, Any]:
 
 def _list(reader: HistoryReader, args: argparse.Namespace, now: float, out: IO[str]) -> int:
     if args.csv:
-        raise _Refused("--csv needs a TARGET (the list of streams is text or --json)", EXIT_USAGE)
+        raise _Refused("--csv needs a TARGET (the list of streams is text or --json)", exit_codes.USAGE)
     summaries = reader.summaries(ended=True if args.ended else None)
     if args.json:
         print(json.dumps([_summary_json(s) for s in summaries], ensure_ascii=True, sort_keys=True), file=out)
-        return EXIT_OK
+        return exit_codes.OK
     if not summaries:
         print("no streams recorded" + (" that ended" if args.ended else ""), file=out)
     for summary in summaries:
         print(f"{visible(summary.server)}  {visible(str(summary.path))}  {summary.describe(now)}", file=out)
-    return EXIT_OK
+    return exit_codes.OK
 
 
 _COLUMNS = ("time", "samples", "viewers", "viewers_min", "viewers_max", "rate_in_bps", "rate_out_bps",
@@ -215,15 +212,15 @@ def _show(reader: HistoryReader, server: str, args: argparse.Namespace, start: f
                     "summary": None if summary is None else _summary_json(summary),
                     "points": [_point_json(p) for p in series.points]}
         print(json.dumps(document, ensure_ascii=True), file=out)
-        return EXIT_OK
+        return exit_codes.OK
     if args.csv:
         writer = csv.DictWriter(out, fieldnames=_COLUMNS, lineterminator="\n")
         writer.writeheader()
         for point in series.points:
             writer.writerow({k: ("" if v is None else v) for k, v in _point_json(point).items()})
-        return EXIT_OK
+        return exit_codes.OK
     _print_text(series, summary, server, now, out)
-    return EXIT_OK
+    return exit_codes.OK
 
 
 def _print_text(series: HistorySeries, summary: StreamSummary | None, server: str, now: float, out: IO[str]) -> None:

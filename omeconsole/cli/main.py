@@ -1,31 +1,37 @@
 """`omeconsole`: the terminal console (no subcommand), its demo, and scriptable commands.
 
 Global options work before or after the subcommand. Settings come from flags > environment >
-the config file's profile (see `omeconsole config path`).
+the config file's profile (see `omeconsole config path`). The console itself (and the demo's
+embedded simulator) is imported only when asked for, so the commands start light and the command
+line never imports the simulator.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import importlib.util
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from omeconsole import __version__
-from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import OmeError
-from omeconsole.cli import history_cmd, record_cmd, wait_confirm
-from omeconsole.cli.commands import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, exit_code_for, run_with_client
-from omeconsole.core.adops.audit import AuditLog
+from omeconsole.cli import alerts_cmd, exit_codes, exporter_cmd, history_cmd, record_cmd, sends
+from omeconsole.cli.commands import UsageError, cmd_info, cmd_ls, cmd_stats
+from omeconsole.cli.output import complain, say
 from omeconsole.core.clock import SystemClock
-from omeconsole.core.config import ConfigError, Settings, config_path, load_settings
+from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, write_config_template
+from omeconsole.core.session import Session, connector
 from omeconsole.model.paths import NodePath
 
-EPILOG = """exit status: 0 success, 1 the server refused or failed, 2 bad usage or configuration,
-3 server unreachable or no answer, 4 a send whose outcome is unknown (check before sending again)"""
+TOKEN_HELP = ("access token ($OME_ACCESS_TOKEN). Unsafe on a shared machine: every user can read a command "
+              "line (ps, /proc); prefer --token-file, $OME_ACCESS_TOKEN_FILE or the config file")
+INTERRUPTING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class _FrameAction(argparse.Action):
@@ -48,13 +54,17 @@ class _FrameAction(argparse.Action):
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     default: Any = argparse.SUPPRESS if suppress else None
     parser.add_argument("--api-url", default=default, help="management API base URL ($OME_API_URL)")
-    parser.add_argument("--token", default=default, help="access token ($OME_ACCESS_TOKEN; prefer the config file)")
+    parser.add_argument("--token", default=default, help=TOKEN_HELP)
+    parser.add_argument("--token-file", default=default, metavar="PATH",
+                        help="read the access token from this file ($OME_ACCESS_TOKEN_FILE; keep it chmod 600)")
     parser.add_argument("--profile", default=default, help="server profile from the config file")
-    parser.add_argument("--publisher-url", default=default, help="LL-HLS/HLS base URL ($OME_PUBLISHER_URL)")
+    parser.add_argument("--publisher-url", default=default,
+                        help="LL-HLS/HLS base URL ($OME_PUBLISHER_URL; default: the API's host, port 3333)")
     parser.add_argument("--insecure", action="store_true", default=argparse.SUPPRESS if suppress else False,
                         help="do not verify the server's TLS certificate")
     parser.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS if suppress else False,
-                        help="send nothing: cue-out, cue-in, id3 and send-events are refused")
+                        help="send nothing: cue-out, cue-in, id3 and send-events are refused "
+                             f"(exit {exit_codes.READ_ONLY})")
 
 
 def _node_path(text: str) -> str:
@@ -74,15 +84,20 @@ def _select_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     _global_options(common, suppress=True)
-    parser = argparse.ArgumentParser(prog="omeconsole", epilog=EPILOG,
-                                     description="Console and command line for OvenMediaEngine-style servers.")
+    formatter = argparse.RawDescriptionHelpFormatter
+    # No abbreviations: the top level sees every option of every subcommand, and `history --to` would be taken
+    # for an abbreviated `--token` / `--token-file`.
+    parser = argparse.ArgumentParser(prog="omeconsole", epilog=exit_codes.EPILOG, formatter_class=formatter,
+                                     description="Console and command line for OvenMediaEngine-style servers.",
+                                     allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"omeconsole {__version__}")
     _global_options(parser, suppress=False)
     _select_option(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, text: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, parents=[common], help=text, description=text, epilog=EPILOG)
+        return sub.add_parser(name, parents=[common], help=text, description=text, epilog=exit_codes.EPILOG,
+                              formatter_class=formatter)
 
     ui = add("ui", "the terminal console (the default)")
     _select_option(ui, suppress=True)
@@ -93,9 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     ls = add("ls", "list virtual hosts, the apps of a vhost, or the streams of vhost/app")
     ls.add_argument("path", nargs="?", help="vhost or vhost/app")
     ls.add_argument("--json", action="store_true")
-    stats = add("stats", "statistics of a vhost, app or stream")
+    stats = add("stats", "statistics of a vhost, app or stream (rates in b/s with SI prefixes, totals in IEC bytes)")
     stats.add_argument("path", help="vhost[/app[/stream]]")
-    stats.add_argument("--json", action="store_true", help="machine-readable output (JSON lines with --watch)")
+    stats.add_argument("--format", choices=("text", "line", "json"), default="text",
+                       help="text: a block per reading; line: one line per reading; json: JSON (lines)")
+    stats.add_argument("--json", action="store_true", help="the same as --format json")
     stats.add_argument("--watch", action="store_true", help="repeat, with rates computed from byte totals")
     stats.add_argument("--interval", type=float, default=1.0, help="seconds between readings (--watch)")
     stats.add_argument("--count", type=int, default=None, help="stop after this many readings (--watch)")
@@ -105,117 +122,178 @@ def build_parser() -> argparse.ArgumentParser:
     cue_out = add("cue-out", "start an ad break")
     cue_out.add_argument("path", help="vhost/app/stream")
     cue_out.add_argument("--duration", type=float, required=True, help="break length in seconds")
-    cue_out.add_argument("--json", action="store_true")
-    wait_confirm.add_options(cue_out)
-    cue_in = add("cue-in", "end the ad break now")
+    sends.add_options(cue_out, confirmable=True)
+    cue_in = add("cue-in", "end the ad break now (the playlist is read first: is a break on air?)")
     cue_in.add_argument("path", help="vhost/app/stream")
-    cue_in.add_argument("--json", action="store_true")
-    wait_confirm.add_options(cue_in)
+    sends.add_options(cue_in, confirmable=True)
     id3 = add("id3", "send ID3 timed metadata")
     id3.add_argument("path", help="vhost/app/stream")
     id3.add_argument("--frame", action=_FrameAction, help="frame id (TXXX, TIT2, PRIV, ...); repeatable")
     id3.add_argument("--info", action=_FrameAction, help="TXXX description or PRIV owner, for the last --frame")
     id3.add_argument("--data", action=_FrameAction, help="the value, for the last --frame")
     id3.add_argument("--event-type", choices=("event", "video", "audio"), default="event")
-    id3.add_argument("--json", action="store_true")
-    wait_confirm.add_options(id3)
+    sends.add_options(id3, confirmable=True)
     send = add("send-events", "send event sets from a JSON file (- for stdin), exactly as written")
     send.add_argument("path", help="vhost/app/stream")
     send.add_argument("--file", required=True, help="a JSON event set or array of them")
-    send.add_argument("--json", action="store_true")
+    sends.add_options(send, confirmable=False)
+    exporter_cmd.add_parser(add)
+    alerts_cmd.add_parser(add)
     config = add("config", "configuration file")
-    config.add_argument("action", choices=("path",), help="path: print where the config file is looked for")
+    config.add_argument("action", choices=("path", "init"),
+                        help="path: print where the config file is looked for; init: write a commented one "
+                             "(0600, in a 0700 directory) unless it exists")
     history_cmd.add_parser(add)
     record_cmd.add_parser(add)
     return parser
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    flags = {"api_url": args.api_url, "token": args.token, "publisher_url": args.publisher_url,
-             "profile": args.profile, "insecure": True if args.insecure else None,
-             "read_only": True if args.read_only else None}
+    flags = {"api_url": args.api_url, "token": args.token, "token_file": args.token_file,
+             "publisher_url": args.publisher_url, "profile": args.profile,
+             "insecure": True if args.insecure else None, "read_only": True if args.read_only else None,
+             "confirm_timeout": getattr(args, "confirm_timeout", None)}
     return load_settings(flags)
 
 
 def _run_ui(module_name: str, function: str, settings: Settings, **options: Any) -> int:
+    """Start the console (or its demo), imported only now: a dynamic import keeps the commands light."""
     if importlib.util.find_spec(module_name) is None:
-        print(f"omeconsole: the terminal console is not available in this build ({module_name} is missing); "
-              "the command-line subcommands work: see omeconsole --help", file=sys.stderr)
-        return EXIT_REFUSED
-    entry = getattr(importlib.import_module(module_name), function)
+        complain(f"the terminal console is not available in this build ({module_name} is missing); "
+                 "the command-line subcommands work: see omeconsole --help")
+        return exit_codes.REFUSED
+    try:
+        entry = getattr(importlib.import_module(module_name), function)
+    except ModuleNotFoundError as error:  # the demo's simulator is not part of this build
+        complain(f"{module_name} cannot start: {error}")
+        return exit_codes.REFUSED
     result = entry(settings, **options)
-    return result if isinstance(result, int) else EXIT_OK
+    return result if isinstance(result, int) else exit_codes.OK
 
 
-def _scenario_problem(name_or_path: str) -> str | None:
-    """The demo's scenario problem, if any, said before the screen takes over the terminal."""
-    if importlib.util.find_spec("simulator") is None:
-        return None  # no simulator in this build: _run_ui says so
-    from omeconsole.ui.demo import scenario_problem
+def _config(action: str) -> int:
+    path = config_path()
+    if action == "path":
+        say(str(path))
+        return exit_codes.OK
+    try:
+        written = write_config_template(path)
+    except OSError as error:
+        complain(f"cannot write {path}: {error.strerror or error}")
+        return exit_codes.USAGE
+    if not written:
+        complain(f"{path} exists; nothing written")
+        return exit_codes.USAGE
+    say(str(path))
+    return exit_codes.OK
 
-    return scenario_problem(name_or_path)
+
+async def _dispatch(session: Session, args: argparse.Namespace) -> int:
+    if args.command == "ls":
+        return await cmd_ls(session.client, args)
+    if args.command == "stats":
+        return await cmd_stats(session.client, args, session.clock)
+    if args.command == "info":
+        return await cmd_info(session.client, args)
+    return await sends.cmd_send(session, args)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+async def _run(settings: Settings, args: argparse.Namespace) -> int:
+    """The command on one session; SIGINT, SIGTERM and SIGHUP stop it cleanly (a send's outcome is logged)."""
+    task = asyncio.current_task()
+    assert task is not None
+    loop = asyncio.get_running_loop()
+    caught: list[int] = []
+
+    def interrupt(signum: int) -> None:
+        caught.append(signum)
+        task.cancel()
+
+    try:
+        session = connector(SystemClock())(settings)
+    except ValueError as error:  # an API URL the client cannot use
+        raise UsageError(str(error)) from None
+    for signum in INTERRUPTING:
+        loop.add_signal_handler(signum, interrupt, signum)
+    try:
+        return await _dispatch(session, args)
+    except asyncio.CancelledError:
+        if not caught:
+            raise
+        name = signal.Signals(caught[0]).name
+        if args.command in sends.SENDS:
+            complain(f"interrupted by {name}: a request that was in flight is logged with its outcome unknown — "
+                     "check the playlist before sending again")
+        else:
+            complain(f"interrupted by {name}")
+        return 128 + caught[0]
+    finally:
+        for signum in INTERRUPTING:
+            loop.remove_signal_handler(signum)
+        await session.aclose()
+
+
+def _command(args: argparse.Namespace) -> int:
     command = args.command or "ui"
     if command == "config":
-        print(config_path())
-        return EXIT_OK
+        return _config(args.action)
     try:
         settings = _settings(args)
     except ConfigError as error:
-        print(f"omeconsole: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        complain(str(error))
+        return exit_codes.USAGE
     select = getattr(args, "select", None)
     if command == "demo":
-        problem = _scenario_problem(args.scenario)
-        if problem is not None:
-            print(f"omeconsole: {problem}", file=sys.stderr)
-            return EXIT_USAGE
         return _run_ui("omeconsole.ui.demo", "run_demo", settings, scenario=args.scenario, seed=args.seed,
                        select=select)
     if command == "ui":
         # No token is fine: the server answers 401 and the console asks for one.
         return _run_ui("omeconsole.ui.app", "run_app", settings, select=select)
+    if command == "alerts":
+        return asyncio.run(alerts_cmd.run(args))
     if select is not None:
-        print(f"omeconsole: --select is for the console (ui, demo), not for {command}", file=sys.stderr)
-        return EXIT_USAGE
+        complain(f"--select is for the console (ui, demo), not for {command}")
+        return exit_codes.USAGE
     if command == "history":
         return history_cmd.run(args, settings)
-    token = settings.token_value()
-    if token is None:
-        print(_no_token(), file=sys.stderr)
-        return EXIT_USAGE
+    if settings.token_value() is None:
+        complain(_no_token())
+        return exit_codes.USAGE
+    if command == "exporter":
+        return exporter_cmd.run(settings, args)
     if command == "record":
-        return record_cmd.run(args, settings, token)
-    if settings.read_only and command in ("cue-out", "cue-in", "id3", "send-events"):
-        print("omeconsole: read-only mode (--read-only or read_only in the config): nothing is sent", file=sys.stderr)
-        return EXIT_REFUSED
+        return record_cmd.run(args, settings)
     if settings.insecure:
-        print("omeconsole: warning: TLS certificate verification is off (--insecure)", file=sys.stderr)
+        complain("warning: TLS certificate verification is off (--insecure)")
     try:
-        client = OmeClient(settings.api_url, token, timeout=settings.timeout, verify=not settings.insecure)
-    except ValueError as error:
-        print(f"omeconsole: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    audit = AuditLog(secrets=[token])
-    args.publisher_base = settings.publisher_base()
-    try:
-        return asyncio.run(run_with_client(client, args, audit, SystemClock()))
+        return asyncio.run(_run(settings, args))
     except UsageError as error:
-        print(f"omeconsole: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        complain(str(error))
+        return exit_codes.USAGE
     except OmeError as error:
-        print(f"omeconsole: {error}", file=sys.stderr)
-        return exit_code_for(error)
+        complain(str(error))
+        return exit_codes.for_error(error)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # Names the terminal's encoding cannot show come out as escapes, never as a crash.
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    try:
+        return _command(build_parser().parse_args(argv))
+    except BrokenPipeError:
+        # The reader left (`| head -1`): say nothing more, and keep the interpreter's final flush quiet.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return exit_codes.BROKEN_PIPE
     except KeyboardInterrupt:
-        return EXIT_OK
+        return 128 + signal.SIGINT
 
 
 def _no_token() -> str:
-    return ("omeconsole: no access token: pass --token, set OME_ACCESS_TOKEN, or put token, token_file or "
-            f"token_command in {config_path()}")
+    return ("no access token: pass --token-file (or --token), set OME_ACCESS_TOKEN_FILE or OME_ACCESS_TOKEN, "
+            f"or put token_file, token_command or token in {config_path()}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from omeconsole.cli.commands import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
+from omeconsole.cli import exit_codes
+from omeconsole.cli.output import complain
 from omeconsole.core.config import Settings
 from omeconsole.core.history.settings import parse_duration
 from omeconsole.core.text import visible
@@ -94,8 +95,8 @@ async def _record(args: argparse.Namespace, settings: Settings, token: str, out:
     try:
         writer = await asyncio.to_thread(HistoryWriter.start, path, settings.history)
     except HistoryError as error:
-        print(f"omeconsole: record: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        complain(f"record: {error}")
+        return exit_codes.USAGE
     clock = SystemClock()
     # The engine's in-memory rings only feed charts; the store keeps the history here.
     polling = poll_settings(settings.model_copy(update={"history_seconds": 10,
@@ -130,14 +131,16 @@ async def _record(args: argparse.Namespace, settings: Settings, token: str, out:
                 loop.remove_signal_handler(signum)
             await asyncio.to_thread(writer.close)
         _say(out, args.json, "stopped", recorder.status())
-    return EXIT_OK if recorder.status().writer.lost == 0 else EXIT_REFUSED
+    return exit_codes.OK if recorder.status().writer.lost == 0 else exit_codes.REFUSED
 
 
-def run(args: argparse.Namespace, settings: Settings, token: str, *, out: IO[str] | None = None) -> int:
+def run(args: argparse.Namespace, settings: Settings, *, out: IO[str] | None = None) -> int:
+    token = settings.token_value()
+    assert token is not None  # the caller refuses to go on without one
     if settings.insecure:
-        print("omeconsole: warning: TLS certificate verification is off (--insecure)", file=sys.stderr)
+        complain("warning: TLS certificate verification is off (--insecure)")
     try:
         return asyncio.run(_record(args, settings, token, out or sys.stdout))
     except ValueError as error:  # an API URL the client refuses
-        print(f"omeconsole: record: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        complain(f"record: {error}")
+        return exit_codes.USAGE

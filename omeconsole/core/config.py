@@ -4,7 +4,8 @@ The file lives in the platform's user config directory (`omeconsole/config.toml`
 `$OMECONSOLE_CONFIG`). Top-level keys apply to every profile; `[profiles.NAME]` tables override
 them; `profile = "NAME"` at the top picks the default profile. The token may be written inline
 (`token`), read from a file (`token_file`) or printed by a command (`token_command`, run without a
-shell). Token values never appear in errors or warnings.
+shell). Token values never appear in errors or warnings, and a file others can read or change (the
+config, whose `token_command` runs as you, or a token file) is warned about.
 """
 
 from __future__ import annotations
@@ -20,16 +21,20 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from omeconsole.api.publisher import default_publisher_url
 from omeconsole.api.wire import Id3EventType, Id3Frame
+from omeconsole.core.alerts.rules import AlertRule, check_unique_names
+from omeconsole.core.alerts.webhook_config import WebhookConfig
 from omeconsole.core.history.settings import HistorySettings
 
 CONFIG_ENV = "OMECONSOLE_CONFIG"
-ENV_KEYS = {"OME_API_URL": "api_url", "OME_ACCESS_TOKEN": "token", "OME_PUBLISHER_URL": "publisher_url"}
+ENV_KEYS = {"OME_API_URL": "api_url", "OME_PUBLISHER_URL": "publisher_url"}
+TOKEN_ENV = {"OME_ACCESS_TOKEN": "token", "OME_ACCESS_TOKEN_FILE": "token_file"}
 TOKEN_SOURCES = ("token", "token_file", "token_command")
 TOKEN_COMMAND_TIMEOUT_S = 10.0
+MAX_TOKEN_BYTES = 64 * 1024
 
 Warn = Callable[[str], None]
 
@@ -77,16 +82,34 @@ class Settings(BaseModel):
     keymap: dict[str, str] = Field(default_factory=dict)
     confirm: ConfirmSettings = Field(default_factory=ConfirmSettings)
     cue_out_default_s: float = Field(default=30.0, gt=0, le=86_400)
+    confirm_timeout: float = Field(default=15.0, gt=0, le=3600)
+    """Seconds a send waits to be seen in the playlist (or media) before it is "not seen"."""
     id3_templates: list[Id3Template] = Field(default_factory=list)
     history: HistorySettings = Field(default_factory=HistorySettings)
     """The `[history]` table: the store of every sample (see core/history/settings.py)."""
+    alerts: list[AlertRule] = Field(default_factory=list)
+    """`[[alerts]]` rules (core/alerts/rules.py)."""
+    webhooks: list[WebhookConfig] = Field(default_factory=list)
+    """`[[webhooks]]` receivers of alert notifications (core/alerts/webhook_config.py)."""
+
+    @field_validator("alerts")
+    @classmethod
+    def _unique_alert_names(cls, rules: list[AlertRule]) -> list[AlertRule]:
+        check_unique_names(rules)
+        return rules
 
     def token_value(self) -> str | None:
         return None if self.token is None else self.token.get_secret_value()
 
     def publisher_base(self) -> str:
-        """Where the stream's LL-HLS is read: `publisher_url`, else the API's host on port 3333."""
-        return self.publisher_url.rstrip("/") if self.publisher_url else default_publisher_url(self.api_url)
+        """Where the stream's LL-HLS is read: see `publisher_base`."""
+        return publisher_base(self.api_url, self.publisher_url)
+
+
+def publisher_base(api_url: str, configured: str | None = None) -> str:
+    """The one rule for where playlists are read, used by the console and the command line alike: the
+    configured publisher URL, else the management API's host on the server's default port, 3333."""
+    return configured.rstrip("/") if configured else default_publisher_url(api_url)
 
 
 def config_path() -> Path:
@@ -101,20 +124,53 @@ def _stderr_warn(message: str) -> None:
     print(f"omeconsole: warning: {message}", file=sys.stderr)
 
 
-def _warn_if_others_can_read(path: Path, what: str, warn: Warn) -> None:
+def _warn_if_others_can_use(path: Path, what: str, warn: Warn) -> None:
+    """Any read or write bit for group or others: they could read the token, or change what runs."""
     try:
         mode = path.stat().st_mode
     except OSError:
         return
-    if mode & (stat.S_IRGRP | stat.S_IROTH):
-        warn(f"{what} {path} is readable by other users; run: chmod 600 {shlex.quote(str(path))}")
+    can = [verb for verb, bits in (("read", stat.S_IRGRP | stat.S_IROTH), ("changed", stat.S_IWGRP | stat.S_IWOTH))
+           if mode & bits]
+    if can:
+        warn(f"{what} {path} can be {' and '.join(can)} by other users; run: chmod 600 {shlex.quote(str(path))}")
+
+
+def ensure_private_directory(path: Path) -> Path:
+    """Create `path` (and its parents) if missing; the directory itself is made 0700."""
+    if not path.is_dir():
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+CONFIG_TEMPLATE = """\
+# omeconsole settings: flags > environment > this file. See the README's Configuration section.
+# profile = "prod"
+
+# [profiles.prod]
+# api_url = "https://ome.example.net:8082"
+# publisher_url = "https://ome.example.net:3334"
+# token_command = "pass show ome/api-token"   # or token_file = "~/.ome-token" (keep it chmod 600)
+"""
+
+
+def write_config_template(path: Path) -> bool:
+    """A commented config file, 0600 in a 0700 directory; False (nothing written) if one exists."""
+    ensure_private_directory(path.parent)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(CONFIG_TEMPLATE)
+    return True
 
 
 def read_config_file(path: Path, warn: Warn) -> dict[str, Any]:
     """The file's tables, or {} when it does not exist. Bad TOML is a ConfigError naming the file."""
     if not path.exists():
         return {}
-    _warn_if_others_can_read(path, "the config file", warn)
+    _warn_if_others_can_use(path, "the config file", warn)
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -154,12 +210,19 @@ def _resolve_token(layer: dict[str, Any], origin: str, warn: Warn) -> str | None
         return value
     if layer.get("token_file") is not None:
         token_path = Path(str(layer["token_file"])).expanduser()
-        _warn_if_others_can_read(token_path, "the token file", warn)
+        _warn_if_others_can_use(token_path, "the token file", warn)
         try:
-            return token_path.read_text(encoding="utf-8").strip()
+            with token_path.open("rb") as handle:
+                raw = handle.read(MAX_TOKEN_BYTES + 1)
         except OSError as error:
             raise ConfigError(f"{origin}: cannot read token_file {token_path}: "
                               f"{error.strerror or error}") from None
+        if len(raw) > MAX_TOKEN_BYTES:
+            raise ConfigError(f"{origin}: token_file {token_path} is larger than {MAX_TOKEN_BYTES} bytes")
+        try:
+            return raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            raise ConfigError(f"{origin}: token_file {token_path} is not UTF-8 text") from None
     if layer.get("token_command") is not None:
         command = layer["token_command"]
         argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
@@ -168,7 +231,7 @@ def _resolve_token(layer: dict[str, Any], origin: str, warn: Warn) -> str | None
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=TOKEN_COMMAND_TIMEOUT_S,
                                   check=False)
-        except (OSError, subprocess.TimeoutExpired) as error:
+        except (OSError, ValueError, subprocess.TimeoutExpired) as error:  # ValueError: output not UTF-8
             raise ConfigError(f"{origin}: token_command {argv[0]!r} could not run: "
                               f"{type(error).__name__}") from None
         if done.returncode != 0:
@@ -178,6 +241,21 @@ def _resolve_token(layer: dict[str, Any], origin: str, warn: Warn) -> str | None
             raise ConfigError(f"{origin}: token_command {argv[0]!r} printed nothing")
         return token
     return None
+
+
+def _token_from_layers(flags: dict[str, Any], environ: Mapping[str, str], file_layer: dict[str, Any],
+                       file_origin: str, warn: Warn) -> str | None:
+    """The first layer with a token source decides: flags, then environment, then the file."""
+    if len(flags) > 1:
+        raise ConfigError("give either --token or --token-file, not both")
+    if flags:
+        return _resolve_token(flags, "--token-file" if "token_file" in flags else "--token", warn)
+    from_env = {field: environ[key] for key, field in TOKEN_ENV.items() if environ.get(key)}
+    if len(from_env) > 1:
+        raise ConfigError("both OME_ACCESS_TOKEN and OME_ACCESS_TOKEN_FILE are set; unset one")
+    if from_env:
+        return _resolve_token(from_env, next(k for k in TOKEN_ENV if environ.get(k)), warn)
+    return _resolve_token(file_layer, file_origin, warn)
 
 
 def _describe(error: ValidationError) -> str:
@@ -214,11 +292,12 @@ def load_settings(
     for env_key, field_name in ENV_KEYS.items():
         if environ.get(env_key):
             merged[field_name] = environ[env_key]
+    flag_tokens: dict[str, Any] = {k: given.pop(k) for k in ("token", "token_file") if k in given}
     merged.update(given)
-    if "token" not in given and not environ.get("OME_ACCESS_TOKEN"):
-        token = _resolve_token(file_layer, f"{path}" + (f" [profiles.{name}]" if name else ""), warn)
-        if token is not None:
-            merged["token"] = token
+    token = _token_from_layers(flag_tokens, environ, file_layer,
+                               f"{path}" + (f" [profiles.{name}]" if name else ""), warn)
+    if token is not None:
+        merged["token"] = token
     merged["profile"] = name
     try:
         return Settings.model_validate(merged)

@@ -1,13 +1,16 @@
 """A node's history as CSV and JSON files (the `e` key), with units in the column names.
 
 Pure file writing, no Textual: the screen only shows the paths this returns. Values the server did
-not report stay empty (CSV) or null (JSON), never 0.
+not report stay empty (CSV) or null (JSON), never 0. The files are the operator's alone: 0600 in a
+0700 directory.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
+import os
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ from typing import Any
 import platformdirs
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
+from omeconsole.core.config import ensure_private_directory
 from omeconsole.model.nodes import NodeView
 from omeconsole.model.readings import Sample
 
@@ -55,17 +59,18 @@ def _file_stem(view: NodeView, wall_now: datetime) -> str:
 
 def write_history(view: NodeView, directory: Path, wall_now: datetime, mono_now: float) -> list[Path]:
     """Writes `<path>-<time>.csv` and `.json`; returns both paths. OSError propagates to the caller."""
-    directory.mkdir(parents=True, exist_ok=True)
+    ensure_private_directory(directory)
     rows = [_row(s, wall_now, mono_now) for s in view.history]
     stem = _file_stem(view, wall_now)
     csv_path = directory / f"{stem}.csv"
     json_path = directory / f"{stem}.json"
     columns = list(_row(view.history[0], wall_now, mono_now)) if rows else ["received_at"]
-    with csv_path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, fieldnames=columns)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    _write_private(csv_path, table.getvalue())
     document = {
         "path": str(view.path),
         "level": view.path.level,
@@ -75,5 +80,13 @@ def write_history(view: NodeView, directory: Path, wall_now: datetime, mono_now:
                   "total_bytes_*": "bytes", "connections_*": "current connections"},
         "samples": rows,
     }
-    json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    _write_private(json_path, json.dumps(document, indent=2) + "\n")
     return [csv_path, json_path]
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Create (or replace) `path` readable by its owner only."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(text)

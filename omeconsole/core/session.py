@@ -12,34 +12,16 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import httpx
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.adops.audit import AuditLog
+from omeconsole.core.adops.audit import AuditLog, default_audit_path
 from omeconsole.core.adops.operations import AdOps
 from omeconsole.core.clock import Clock
 from omeconsole.core.config import Settings
+from omeconsole.core.context import ServerContext
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
-
-
-@dataclass(frozen=True)
-class ServerContext:
-    """Which server the operator is on, in the words every screen shows."""
-
-    api_url: str
-    """The management API's base URL without user info."""
-    profile: str | None
-    read_only: bool
-    demo: bool = False
-    """True for the embedded simulator of `omeconsole demo`: its sends are not production sends."""
-
-    @property
-    def host(self) -> str:
-        """`host:port` of the management API."""
-        parts = urlsplit(self.api_url)
-        return parts.netloc.rpartition("@")[2] or self.api_url
 
 
 @dataclass
@@ -71,19 +53,21 @@ def poll_settings(settings: Settings) -> PollSettings:
 
 
 def connector(clock: Clock, *, rng: random.Random | None = None, transport: httpx.AsyncBaseTransport | None = None,
-              audit_path: Path | None = None, demo: bool = False, follow_playlists: bool = True) -> Connector:
-    """The real thing: a client over HTTP, an engine on `clock`, ad operations with their audit log."""
+              audit_path: Path | None = None, demo: bool = False) -> Connector:
+    """The real thing: a client over HTTP, an engine on `clock`, ad operations with their audit log.
+
+    Sends go to `audit_path`, else the user's audit log, or its demo twin for the embedded simulator."""
 
     def connect(settings: Settings) -> Session:
         token = settings.token_value()
         client = OmeClient(settings.api_url, token or "", timeout=settings.timeout,
                            verify=not settings.insecure, transport=transport)
         engine = PollingEngine(client, clock, poll_settings(settings), rng=rng)
-        audit = AuditLog(audit_path, secrets=[token] if token else [])
-        adops = AdOps(client, audit, clock, publisher_url=settings.publisher_base(), read_only=settings.read_only,
-                      follow_playlists=follow_playlists)
         context = ServerContext(api_url=client.api_url, profile=settings.profile, read_only=settings.read_only,
                                 demo=demo)
+        audit = AuditLog(audit_path or default_audit_path(demo=demo))
+        adops = AdOps(client, audit, clock, context, publisher_url=settings.publisher_base(),
+                      verify=not settings.insecure, confirm_timeout_s=settings.confirm_timeout)
         return Session(settings, context, client, engine, adops, clock)
 
     return connect

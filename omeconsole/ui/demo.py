@@ -8,16 +8,21 @@ simulator; the import-linter contract allows exactly this one.
 from __future__ import annotations
 
 import asyncio
+import sys
 
 from pydantic import SecretStr
 
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import Settings
 from omeconsole.core.session import connector
+from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
 from simulator.http.server import start_simulator
 from simulator.world.scenario import ScenarioError, load_scenario
+
+USAGE_EXIT = 2
+"""The command line's status for bad usage (the UI does not import the command line)."""
 
 
 async def run_demo_async(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
@@ -40,22 +45,19 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
         await simulator.stop()
 
 
-def scenario_problem(name_or_path: str) -> str | None:
-    """What is wrong with the demo's scenario, if anything, said before the screen takes over the terminal."""
-    try:
-        load_scenario(name_or_path)
-    except ScenarioError as error:
-        return str(error)
-    return None
-
-
 def run_demo(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
              select: str | None = None) -> int:
     """Blocking entry point for the command line (`omeconsole demo`); returns the exit status.
 
     `settings` supply everything but the server (theme, keymap, interval...); the address and token
-    are the embedded simulator's.
+    are the embedded simulator's. A scenario that cannot be used is said (exit 2) before the screen
+    takes over the terminal.
     """
+    try:
+        load_scenario(scenario)
+    except ScenarioError as error:
+        print(f"omeconsole: {visible(str(error))}", file=sys.stderr)
+        return USAGE_EXIT
     return asyncio.run(run_demo_async(settings, scenario=scenario, seed=seed, select=select))
 
 

@@ -39,6 +39,11 @@ _PREFLIGHT_HEADERS = [
 ]
 
 
+def refusal_reply(status: int, text: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """A request refused by the port's limits (simulator/http/limits.py), in the API's envelope."""
+    return _JSON_HEADERS, error_body(status, text)
+
+
 class Reply(Exception):
     """Ends a request early with a status and a body (how every error leaves a handler)."""
 
@@ -178,7 +183,7 @@ class ManagementApi:
             case ["vhosts", vhost, "apps", app, "streams", stream] if ":" not in app:
                 self.world.advance()
                 found = self._stream(vhost, app, stream)
-                return 200, ok_body(views.stream_info(found))
+                return 200, ok_body(views.stream_info(found, self.edition))
         raise _not_found_controller()
 
     def _stats(self, path: list[str], render: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:

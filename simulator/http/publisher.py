@@ -76,6 +76,11 @@ class PublisherApp:
         """A client that fetched nothing for this long has stopped watching."""
         return max(10_000, 3 * self.layout.target_duration * 1000)
 
+    @staticmethod
+    def refusal_reply(status: int, text: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
+        """A request refused by the port's limits (simulator/http/limits.py): plain text, CORS as on every reply."""
+        return [(b"content-type", b"text/plain"), *CORS_HEADERS], text.encode()
+
     @property
     def hold_ms(self) -> int:
         return 3 * self.layout.target_duration * 1000

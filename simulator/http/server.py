@@ -19,14 +19,15 @@ import uvicorn
 from simulator.http.asgi import ASGIApp
 from simulator.http.event_validation import Edition
 from simulator.http.faults import FaultInjector, install_faults
-from simulator.http.management import ManagementApi
+from simulator.http.limits import ErrorRenderer, GuardedHttpProtocol, HttpLimits, protocol_factory
+from simulator.http.management import ManagementApi, refusal_reply
 from simulator.world.clock import Clock, SystemClock
 from simulator.world.fault_spec import FaultSpec, fault_spec_from_table
 from simulator.world.scenario import Scenario, load_scenario
 from simulator.world.world import World
 
 if TYPE_CHECKING:
-    from simulator.http.publisher import PublisherApp
+    from simulator.http.publisher import PublisherApp, PublisherLimits
 
 DEFAULT_ACCESS_TOKEN = "ome-access-token"
 DEFAULT_HOST = "127.0.0.1"
@@ -67,6 +68,10 @@ class RunningSimulator:
             if task.get_name() == "world-ticker":
                 task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        for server in self._servers:
+            protocol = server.config.http_protocol_class
+            if issubclass(protocol, GuardedHttpProtocol):
+                await protocol.stop_sweeping()
         if self._publisher is not None:  # after the listeners: no request can start the sweeper again
             await self._publisher.close()
 
@@ -92,10 +97,11 @@ def _url(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-async def _serve(app: ASGIApp, sock: socket.socket, name: str) -> tuple[uvicorn.Server, asyncio.Task[None]]:
+async def _serve(app: ASGIApp, sock: socket.socket, name: str, limits: HttpLimits,
+                 render_error: ErrorRenderer) -> tuple[uvicorn.Server, asyncio.Task[None]]:
     config = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, loop="none",
-                            server_header=False,
-                            http="auto", timeout_keep_alive=30)
+                            server_header=False, ws="none", http=protocol_factory(limits, render_error),
+                            timeout_keep_alive=limits.keep_alive_timeout)  # type: ignore[arg-type]  # used as a float
     server = _QuietServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name=name)
     while not server.started:
@@ -122,21 +128,52 @@ async def start_simulator(
     edition: Edition = "enterprise",
     clock: Clock | None = None,
     faults: str | FaultSpec | None = None,
+    http_limits: HttpLimits | None = None,
+    publisher_limits: PublisherLimits | None = None,
 ) -> RunningSimulator:
-    """Start the simulator inside the running event loop; port 0 picks a free port."""
+    """Start the simulator inside the running event loop; port 0 picks a free port.
+
+    `http_limits` bound what a client may send on both ports (request size, deadlines, connections);
+    `publisher_limits` bound the publisher's memory and viewer sessions. The defaults are the README's.
+    """
     clock = clock or SystemClock()
     world = World(scenario if isinstance(scenario, Scenario) else load_scenario(scenario), clock, seed)
+    limits = (http_limits or HttpLimits()).fitted(listeners=2)
+    return await serve_world(world, host=host, api_port=api_port, publisher_port=publisher_port,
+                             access_token=access_token, edition=edition, faults=faults, http_limits=limits,
+                             publisher_limits=publisher_limits)
+
+
+async def serve_world(
+    world: World,
+    *,
+    host: str,
+    api_port: int,
+    publisher_port: int,
+    access_token: str,
+    edition: Edition,
+    faults: str | FaultSpec | None,
+    http_limits: HttpLimits,
+    publisher_limits: PublisherLimits | None,
+) -> RunningSimulator:
+    """Both listeners of one server over an existing world (the fleet starts several in one process)."""
     api = ManagementApi(world, access_token=access_token, edition=edition)
     injector = None
     if faults is not None or world.scenario.faults:  # a SPEC string goes over the scenario's [faults] table
         spec = faults if isinstance(faults, FaultSpec) else fault_spec_from_table(world.scenario.faults, faults or "")
-        injector = install_faults(world, api, spec, seed)
-    publisher = _publisher_app(world)
+        injector = install_faults(world, api, spec, world.seed)
+    publisher = _publisher_app(world, publisher_limits)
     api_sock = _bind(host, api_port)
-    publisher_sock = _bind(host, publisher_port)
-    api_server, api_task = await _serve(injector.app if injector else api, api_sock, "api-server")
-    publisher_server, publisher_task = await _serve(publisher, publisher_sock, "publisher-server")
-    ticker = asyncio.create_task(_tick(world, clock), name="world-ticker")
+    try:
+        publisher_sock = _bind(host, publisher_port)
+    except OSError:
+        api_sock.close()
+        raise
+    api_server, api_task = await _serve(injector.app if injector else api, api_sock, "api-server", http_limits,
+                                        refusal_reply)
+    publisher_server, publisher_task = await _serve(publisher, publisher_sock, "publisher-server", http_limits,
+                                                    publisher.refusal_reply)
+    ticker = asyncio.create_task(_tick(world, world.clock), name="world-ticker")
     return RunningSimulator(
         world=world, api=api, api_url=_url(api_sock), publisher_url=_url(publisher_sock),
         access_token=access_token, _servers=[api_server, publisher_server],
@@ -144,7 +181,7 @@ async def start_simulator(
     )
 
 
-def _publisher_app(world: World) -> PublisherApp:
+def _publisher_app(world: World, limits: PublisherLimits | None) -> PublisherApp:
     from simulator.http.publisher import PublisherApp
 
-    return PublisherApp(world)
+    return PublisherApp(world, limits)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from omeconsole.api.wire import ProvidersStats, PublishersStats, StatsRecord, StatsRecordV1
+from simulator.http.event_validation import Edition
 from simulator.world.timefmt import iso8601_ms
 from simulator.world.topology import Stream
 
@@ -81,39 +82,47 @@ def video_size(bitrate_kbps: int) -> tuple[int, int]:
     return 640, 360
 
 
-def _tracks(stream: Stream) -> list[dict[str, Any]]:
+def _tracks(stream: Stream, edition: Edition) -> list[dict[str, Any]]:
+    """The stream's video, audio and data tracks as the edition's version writes them (`json_serdes/stream.cpp`).
+
+    Both versions write `maxFramerate` (the highest frame rate seen). From 0.21 (the open source edition here)
+    a track also has `codecStatus` (always `Ready` for a bypass track), `timebase` and `configChangeCount`
+    (`lastConfigChanged` only once it is above 0), and a data track has `data.codec`: `None`, the codec of the
+    data track every provider adds for events.
+    """
     video_bitrate = max(stream.bitrate_kbps * 1000 - _AUDIO_BITRATE, 100_000)
     width, height = video_size(stream.bitrate_kbps)
     keyframe_frames = FRAMERATE * KEYFRAME_INTERVAL_SECONDS
+    video: dict[str, Any] = {
+        "bypass": True, "codec": "H264", "width": width, "height": height, "maxWidth": width,
+        "maxHeight": height, "bitrate": video_bitrate, "bitrateConf": 0, "bitrateAvg": video_bitrate,
+        "bitrateLatest": video_bitrate, "framerate": FRAMERATE, "framerateConf": 0.0,
+        "framerateAvg": FRAMERATE, "framerateLatest": FRAMERATE, "maxFramerate": FRAMERATE, "hasBframes": False,
+        "keyFrameInterval": keyframe_frames, "keyFrameIntervalConf": 0.0,
+        "keyFrameIntervalAvg": keyframe_frames, "keyFrameIntervalLatest": keyframe_frames,
+        "deltaFramesSinceLastKeyFrame": 0,
+    }
+    audio: dict[str, Any] = {
+        "bypass": True, "codec": "AAC", "samplerate": 48000, "channel": 2, "bitrate": _AUDIO_BITRATE,
+        "bitrateConf": 0, "bitrateAvg": _AUDIO_BITRATE, "bitrateLatest": _AUDIO_BITRATE,
+    }
+    data: dict[str, Any] = {"id": 2, "name": "data", "type": "Data"}
+    if edition == "oss":
+        video |= {"codecStatus": "Ready", "configChangeCount": 0, "timebase": {"den": 90000, "num": 1}}
+        audio |= {"codecStatus": "Ready", "configChangeCount": 0, "timebase": {"den": 48000, "num": 1}}
+        data["data"] = {"codec": "None"}
     return [
-        {
-            "id": 0, "name": "video", "type": "Video",
-            "video": {
-                "bypass": True, "codec": "H264", "width": width, "height": height, "maxWidth": width,
-                "maxHeight": height, "bitrate": video_bitrate, "bitrateConf": 0, "bitrateAvg": video_bitrate,
-                "bitrateLatest": video_bitrate, "framerate": FRAMERATE, "framerateConf": 0.0,
-                "framerateAvg": FRAMERATE, "framerateLatest": FRAMERATE, "hasBframes": False,
-                "keyFrameInterval": keyframe_frames, "keyFrameIntervalConf": 0.0,
-                "keyFrameIntervalAvg": keyframe_frames, "keyFrameIntervalLatest": keyframe_frames,
-                "deltaFramesSinceLastKeyFrame": 0,
-            },
-        },
-        {
-            "id": 1, "name": "audio", "type": "Audio",
-            "audio": {
-                "bypass": True, "codec": "AAC", "samplerate": 48000, "channel": 2, "bitrate": _AUDIO_BITRATE,
-                "bitrateConf": 0, "bitrateAvg": _AUDIO_BITRATE, "bitrateLatest": _AUDIO_BITRATE,
-            },
-        },
-        {"id": 2, "name": "data", "type": "Data"},
+        {"id": 0, "name": "video", "type": "Video", "video": video},
+        {"id": 1, "name": "audio", "type": "Audio", "audio": audio},
+        data,
     ]
 
 
-def stream_info(stream: Stream) -> dict[str, Any]:
+def stream_info(stream: Stream, edition: Edition) -> dict[str, Any]:
     source: dict[str, Any] = {
         "createdTime": iso8601_ms(stream.created_ms),
         "sourceType": _SOURCE_TYPES[stream.input_protocol],
-        "tracks": _tracks(stream),
+        "tracks": _tracks(stream, edition),
     }
     url = _PULLED_SOURCE_URLS.get(stream.input_protocol)
     if url:
@@ -128,5 +137,5 @@ def stream_info(stream: Stream) -> dict[str, Any]:
     return {
         "input": source,
         "name": stream.name,
-        "outputs": [{"name": stream.name, "tracks": _tracks(stream), "playlists": playlists}],
+        "outputs": [{"name": stream.name, "tracks": _tracks(stream, edition), "playlists": playlists}],
     }

@@ -13,8 +13,9 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 REASON_PHRASES = {
     200: "OK", 201: "Created", 204: "No Content", 207: "Multi Status", 400: "Bad Request",
-    401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 409: "Conflict",
-    413: "Payload Too Large", 500: "Internal Server Error", 503: "Service Unavailable",
+    401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict",
+    413: "Payload Too Large", 414: "URI Too Long", 431: "Request Header Fields Too Large",
+    500: "Internal Server Error", 503: "Service Unavailable",
 }
 
 

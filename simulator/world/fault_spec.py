@@ -1,7 +1,8 @@
 """The fault SPEC: one short string (or a scenario's `[faults]` table) saying what goes wrong and when.
 
     latency=200ms,5xx=0.1,reset=0.05,stall=0.02:30s,html=0.05,truncate=0.05,types=0.05,
-    restart=every:120s,vanish=every:60s:for:20s
+    restart=every:120s,vanish=every:60s:for:20s,
+    ingest-stall=30s..90s,bitrate-drop=20%@every:5m:for:1m,streams=default/app/*|*/live/concert
 
 Parsing is pure and strict: a typo must fail loudly at start, not silently inject nothing.
 The README's "Fault injection" section is the user-facing description of this grammar.
@@ -16,10 +17,13 @@ from typing import Any, Literal
 HTTP_SHARE_KINDS = ("reset", "stall", "5xx", "html", "truncate", "types")
 """Per-request faults drawn with one random number, in this order (their shares must add up to at most 1)."""
 
-KNOWN_KEYS = ("latency", *HTTP_SHARE_KINDS, "restart", "vanish", "during", "paths")
+KNOWN_KEYS = ("latency", *HTTP_SHARE_KINDS, "restart", "vanish", "ingest-stall", "bitrate-drop", "streams", "during",
+              "paths")
 DEFAULT_STALL_MS = 30_000
 
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)$")
+# ASCII digits only: `\d` and float() would also take other scripts' digits (Arabic-Indic `latency=\u0661\u0660ms`).
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)$", re.ASCII)
+_SHARE = re.compile(r"^(-?(?:\d+(?:\.\d*)?|\.\d+))(%?)$", re.ASCII)
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
 
 
@@ -45,6 +49,32 @@ class VanishSpec:
 
 
 @dataclass(frozen=True)
+class Window:
+    """When a stream fault is on, in milliseconds of world time since the world started: from `start_ms` to
+    `end_ms` (None: for good), or, with `period_ms`, for `end_ms - start_ms` every `period_ms`."""
+
+    start_ms: int
+    end_ms: int | None
+    period_ms: int | None = None
+
+    def active(self, elapsed_ms: int) -> bool:
+        if elapsed_ms < self.start_ms:
+            return False
+        if self.end_ms is None:
+            return True
+        if self.period_ms is None:
+            return elapsed_ms < self.end_ms
+        return (elapsed_ms - self.start_ms) % self.period_ms < self.end_ms - self.start_ms
+
+
+@dataclass(frozen=True)
+class BitrateDrop:
+    fraction: float
+    """The input bit rate becomes this share of the stream's own (0.2: a drop to 20 %)."""
+    window: Window
+
+
+@dataclass(frozen=True)
 class FaultSpec:
     latency_ms: tuple[int, int] = (0, 0)
     """Added to every request: a fixed delay, or a uniform range."""
@@ -53,6 +83,12 @@ class FaultSpec:
     stall_ms: int = DEFAULT_STALL_MS
     restart: Schedule | None = None
     vanish: VanishSpec | None = None
+    ingest_stall: Window | None = None
+    """Input bytes stop (the stream stays listed, its input connection stays), as a stalled encoder looks."""
+    bitrate_drop: BitrateDrop | None = None
+    streams: tuple[str, ...] = ()
+    """Patterns (`vhost/app/stream`, `*` and `?` allowed) of the streams ingest-stall and bitrate-drop hit;
+    empty = every stream."""
     during_ms: tuple[int, int | None] = (0, None)
     """World-time window (since start) in which the HTTP faults are active; None = open-ended."""
     paths: tuple[str, ...] = ()
@@ -64,7 +100,8 @@ class FaultSpec:
 
     @property
     def has_world_faults(self) -> bool:
-        return self.restart is not None or self.vanish is not None
+        return (self.restart is not None or self.vanish is not None or self.ingest_stall is not None
+                or self.bitrate_drop is not None)
 
     @property
     def empty(self) -> bool:
@@ -120,6 +157,8 @@ def fault_spec_from_items(items: dict[str, str]) -> FaultSpec:
             shares[kind] = parse_share(share_text, kind)
         else:
             shares[kind] = parse_share(value, kind)
+    if "streams" in items and not {"ingest-stall", "bitrate-drop"} & items.keys():
+        raise FaultSpecError("faults: streams: only chooses the streams of ingest-stall and bitrate-drop; give one")
     total = sum(shares.values())
     if total > 1 + 1e-9:
         raise FaultSpecError(
@@ -132,6 +171,9 @@ def fault_spec_from_items(items: dict[str, str]) -> FaultSpec:
         stall_ms=stall_ms,
         restart=_schedule(items["restart"], "restart") if "restart" in items else None,
         vanish=_vanish(items["vanish"]) if "vanish" in items else None,
+        ingest_stall=_when(items["ingest-stall"], "ingest-stall") if "ingest-stall" in items else None,
+        bitrate_drop=_bitrate_drop(items["bitrate-drop"]) if "bitrate-drop" in items else None,
+        streams=_streams(items["streams"]) if "streams" in items else (),
         during_ms=_window(items["during"]) if "during" in items else (0, None),
         paths=_paths(items["paths"]) if "paths" in items else (),
     )
@@ -148,10 +190,10 @@ def parse_duration(text: str, key: str) -> int:
 def parse_share(text: str, key: str) -> float:
     """A share of requests: `0.1` or `10%`."""
     text = text.strip()
-    try:
-        share = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
-        raise FaultSpecError(f"faults: {key}: {text!r} is not a share (use e.g. 0.1 or 10%)") from None
+    match = _SHARE.fullmatch(text)
+    if not match:
+        raise FaultSpecError(f"faults: {key}: {text!r} is not a share (use e.g. 0.1 or 10%)")
+    share = float(match.group(1)) / (100 if match.group(2) else 1)
     if not 0 <= share <= 1:
         raise FaultSpecError(f"faults: {key}: {text!r} must be between 0 and 1 (or 0% and 100%)")
     return share
@@ -189,14 +231,53 @@ def _vanish(text: str) -> VanishSpec:
     return VanishSpec(schedule, away_ms, share)
 
 
-def _window(text: str) -> tuple[int, int | None]:
+def _when(text: str, key: str) -> Window:
+    """`START..END`, `START..`, `every:PERIOD:for:DURATION` or `at:TIME:for:DURATION`."""
+    if ".." in text:
+        start_ms, end_ms = _window(text, key)
+        return Window(start_ms, end_ms)
+    parts = text.split(":")
+    if len(parts) != 4 or parts[2] != "for":
+        raise FaultSpecError(f"faults: {key}: {text!r} must be START..END, START.., every:DURATION:for:DURATION "
+                             f"or at:DURATION:for:DURATION (e.g. 30s..90s)")
+    schedule = _schedule(":".join(parts[:2]), key)
+    duration_ms = parse_duration(parts[3], key)
+    if duration_ms <= 0:
+        raise FaultSpecError(f"faults: {key}: it must last longer than 0 ({text!r})")
+    if schedule.kind == "at":
+        return Window(schedule.time_ms, schedule.time_ms + duration_ms)
+    if duration_ms >= schedule.time_ms:
+        raise FaultSpecError(f"faults: {key}: it must end ({parts[3]}) before it starts again ({parts[1]})")
+    return Window(schedule.time_ms, schedule.time_ms + duration_ms, schedule.time_ms)
+
+
+def _bitrate_drop(text: str) -> BitrateDrop:
+    share, sep, when = text.partition("@")
+    if not sep:
+        raise FaultSpecError(f"faults: bitrate-drop: {text!r} must be SHARE@WHEN (e.g. 20%@30s..90s: the input "
+                             f"at 20 % of its bit rate from 30 s to 90 s)")
+    fraction = parse_share(share, "bitrate-drop")
+    if fraction >= 1:
+        raise FaultSpecError(f"faults: bitrate-drop: {share!r} is no drop (use a share under 100%)")
+    return BitrateDrop(fraction, _when(when, "bitrate-drop"))
+
+
+def _streams(text: str) -> tuple[str, ...]:
+    patterns = tuple(p.strip() for p in text.split("|") if p.strip())
+    if not patterns or any(p.count("/") != 2 for p in patterns):
+        raise FaultSpecError(f"faults: streams: {text!r} must be vhost/app/stream patterns joined by | "
+                             f"(* and ? allowed, e.g. default/app/*|*/live/concert)")
+    return patterns
+
+
+def _window(text: str, key: str = "during") -> tuple[int, int | None]:
     start, sep, end = text.partition("..")
     if not sep:
-        raise FaultSpecError(f"faults: during: {text!r} must be START..END or START.. (e.g. 30s..90s)")
-    start_ms = parse_duration(start, "during") if start.strip() else 0
-    end_ms = parse_duration(end, "during") if end.strip() else None
+        raise FaultSpecError(f"faults: {key}: {text!r} must be START..END or START.. (e.g. 30s..90s)")
+    start_ms = parse_duration(start, key) if start.strip() else 0
+    end_ms = parse_duration(end, key) if end.strip() else None
     if end_ms is not None and end_ms <= start_ms:
-        raise FaultSpecError(f"faults: during: {text!r} ends before it starts")
+        raise FaultSpecError(f"faults: {key}: {text!r} ends before it starts")
     return start_ms, end_ms
 
 

@@ -16,6 +16,13 @@ from omeconsole.api.wire import PROVIDER_PROTOCOLS
 
 BUILTIN_SCENARIOS = ("demo", "scale", "empty")
 
+MAX_VHOSTS = 100
+MAX_APPS = 10_000
+"""Applications in all virtual hosts together."""
+MAX_STREAMS = 100_000
+"""Streams at start in all applications together (about 200 MB and 1 s to build; a tick takes ~0.1 s)."""
+MAX_NAME_CHARS = 255
+
 
 class ScenarioError(ValueError):
     """A scenario file that cannot be used; the message says which key is wrong."""
@@ -92,12 +99,14 @@ def parse_scenario(text: str, name: str) -> Scenario:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ScenarioError(f"scenario {name}: {error}") from None
-    vhosts = [_vhost(v, f"vhosts[{i}]") for i, v in enumerate(_list(data, "vhosts", "scenario"))]
-    if "generate" in data:
-        vhosts.extend(_generated(_table(data, "generate")))
-    names = [v.name for v in vhosts]
-    if len(set(names)) != len(names):
-        raise ScenarioError(f"scenario {name}: virtual host names repeat")
+    try:
+        vhosts = [_vhost(v, f"vhosts[{i}]") for i, v in enumerate(_list(data, "vhosts", "scenario"))]
+        if "generate" in data:
+            vhosts.extend(_generated(_table(data, "generate"), _counts(vhosts)))
+        _check_counts(_counts(vhosts), "")
+        _check_unique([v.name for v in vhosts], "vhosts", "virtual host")
+    except ScenarioError as error:
+        raise ScenarioError(f"scenario {name}: {error}") from None
     media = _table(data, "media")
     traffic = _table(data, "traffic")
     return Scenario(
@@ -118,10 +127,26 @@ def parse_scenario(text: str, name: str) -> Scenario:
     )
 
 
-def _generated(spec: dict[str, Any]) -> list[VhostSpec]:
-    vhost_count = int(_number(spec, "vhosts", 1, 1, 100))
-    app_count = int(_number(spec, "apps_per_vhost", 1, 1, 1000))
-    stream_count = int(_number(spec, "streams_per_app", 1, 1, 100_000))
+def _counts(vhosts: list[VhostSpec]) -> tuple[int, int, int]:
+    return (len(vhosts), sum(len(v.apps) for v in vhosts),
+            sum(len(a.streams) for v in vhosts for a in v.apps))
+
+
+def _check_counts(counts: tuple[int, int, int], made_by: str) -> None:
+    """Refuse a world too big to build before anything of it is made."""
+    for count, limit, what in zip(counts, (MAX_VHOSTS, MAX_APPS, MAX_STREAMS),
+                                  ("virtual hosts", "applications", "streams"), strict=True):
+        if count > limit:
+            raise ScenarioError(f"{made_by}{count:,} {what} in all; at most {limit:,}")
+
+
+def _generated(spec: dict[str, Any], listed: tuple[int, int, int]) -> list[VhostSpec]:
+    vhost_count = int(_number(spec, "vhosts", 1, 1, MAX_VHOSTS))
+    app_count = int(_number(spec, "apps_per_vhost", 1, 1, MAX_APPS))
+    stream_count = int(_number(spec, "streams_per_app", 1, 1, MAX_STREAMS))
+    made = (vhost_count, vhost_count * app_count, vhost_count * app_count * stream_count)
+    _check_counts((listed[0] + made[0], listed[1] + made[1], listed[2] + made[2]),
+                  f"[generate] {vhost_count} x {app_count} x {stream_count} makes ")
     inputs = ("rtmp", "srt", "webrtc", "mpegts", "ovt")
     vhosts = []
     for v in range(vhost_count):
@@ -141,28 +166,49 @@ def _generated(spec: dict[str, Any]) -> list[VhostSpec]:
     return vhosts
 
 
+def _name(data: Any, where: str, what: str, also_forbidden: str = "") -> str:
+    """A name the real server could serve: a path segment of its URLs, so never empty and never holding `/`
+    (nor, for an application, `:`, which starts an action in `/apps/{app}:action`), no control characters."""
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+        raise ScenarioError(f"{where}: {what} needs a name (a non-empty string)")
+    name: str = data["name"]
+    bad = [c for c in name if c in "/" + also_forbidden or ord(c) < 0x20 or ord(c) == 0x7F]
+    if bad:
+        raise ScenarioError(f"{where}: {what} name {name!r} holds {bad[0]!r}, which cannot be in a URL path segment")
+    if len(name) > MAX_NAME_CHARS:
+        raise ScenarioError(f"{where}: {what} name is {len(name)} characters long; at most {MAX_NAME_CHARS}")
+    return name
+
+
+def _check_unique(names: list[str], where: str, what: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ScenarioError(f"{where}: two {what}s are named {name!r}; names must be unique")
+        seen.add(name)
+
+
 def _vhost(data: Any, where: str) -> VhostSpec:
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-        raise ScenarioError(f"{where}: a virtual host needs a name")
+    name = _name(data, where, "a virtual host")
     apps = tuple(_app(a, f"{where}.apps[{i}]") for i, a in enumerate(_list(data, "apps", where)))
-    return VhostSpec(name=data["name"], apps=apps)
+    _check_unique([a.name for a in apps], f"{where}.apps", "application")
+    return VhostSpec(name=name, apps=apps)
 
 
 def _app(data: Any, where: str) -> AppSpec:
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-        raise ScenarioError(f"{where}: an application needs a name")
+    name = _name(data, where, "an application", also_forbidden=":")
     streams = tuple(_stream(s, f"{where}.streams[{i}]") for i, s in enumerate(_list(data, "streams", where)))
-    return AppSpec(name=data["name"], streams=streams)
+    _check_unique([s.name for s in streams], f"{where}.streams", "stream")
+    return AppSpec(name=name, streams=streams)
 
 
 def _stream(data: Any, where: str) -> StreamSpec:
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
-        raise ScenarioError(f"{where}: a stream needs a name")
+    name = _name(data, where, "a stream")
     protocol = data.get("input", "rtmp")
     if protocol not in PROVIDER_PROTOCOLS:
         raise ScenarioError(f"{where}.input: {protocol!r} is not one of {', '.join(PROVIDER_PROTOCOLS)}")
     return StreamSpec(
-        name=data["name"],
+        name=name,
         input=protocol,
         bitrate_kbps=int(_number(data, "bitrate_kbps", 3000, 16, 100_000)),
         audience=_number(data, "audience", 20.0, 0.0, 1_000_000.0),

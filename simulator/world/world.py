@@ -8,10 +8,11 @@ sees exactly the same world as a server that ticked in real time: a seed and a c
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS, CueEventSet, Id3EventSet
 from simulator.world.clock import Clock
@@ -20,22 +21,34 @@ from simulator.world.events import AcceptedEvent
 from simulator.world.scenario import Scenario, StreamSpec
 from simulator.world.topology import SERVER_ROW, App, Stream, Vhost
 from simulator.world.traffic import Traffic
+from simulator.world.truth import Direction, Ledger, rate_bps
 
 Level = Literal["server", "vhost", "app", "stream"]
 
 
 class World:
-    def __init__(self, scenario: Scenario, clock: Clock, seed: int = 0) -> None:
+    def __init__(self, scenario: Scenario, clock: Clock, seed: int = 0, *, start_ms: int | None = None,
+                 viewer_share: float = 1.0, ovt_viewers: bool = True) -> None:
+        """`start_ms` (default now) lets a fleet's servers share one tick grid; `viewer_share` and `ovt_viewers`
+        shape the audience (see Traffic)."""
         self.scenario = scenario
         self.clock = clock
         self.seed = seed
-        self.start_ms = clock.now_ms()
+        self.start_ms = clock.now_ms() if start_ms is None else start_ms
         self.tick_ms = round(scenario.traffic.tick_seconds * 1000)
         self.ticks_done = 0
         self.revision = 0
         """Changes whenever anything a reader can see changes (cache key for serialised bodies)."""
         self.after_tick: list[Callable[[int], None]] = []
-        """Called with each tick's time after it ran (fault injection hooks in here)."""
+        """Called with each tick's time after it ran (fault injection and a fleet's edges hook in here)."""
+        self.before_traffic: list[Callable[[int], None]] = []
+        """Called with each tick's time before its traffic is drawn (stream faults set input rates here)."""
+        self.topology_revision = 0
+        """Changes whenever a stream starts or ends (or every stream starts anew)."""
+        self.follows: Callable[[], None] | None = None
+        """Set on a fleet's edge: `advance` then catches up its origin, whose ticks drive this world's."""
+        self.last_delta_in: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        """Bytes each stream received in the last tick (what a fleet's edges relay)."""
         self.server = CounterTable(1)
         self.server.add_row(self.start_ms)
         self.vhost_table = CounterTable()
@@ -44,8 +57,14 @@ class World:
         self.vhosts: dict[str, Vhost] = {}
         self.apps_by_row: list[App] = []
         self.streams_by_row: list[Stream] = []
-        self.traffic = Traffic(seed, max(16, scenario.stream_count))
-        self._event_seq = itertools.count(1)
+        self.traffic = Traffic(seed, max(16, scenario.stream_count), viewer_share=viewer_share,
+                               ovt_viewers=ovt_viewers)
+        self._ledgers: dict[tuple[Level, int], Ledger] = {}
+        """Byte totals of the nodes a test watches (`watch_bytes`), at every change."""
+        self._watched: dict[str, tuple[Level, int]] = {}
+        """The node each watched path named when it was watched (a stream may end meanwhile)."""
+        self.event_sequence: Iterator[int] = itertools.count(1)
+        """Numbers accepted events across the server (a fleet's servers share one)."""
         self._stream_serial = itertools.count(1)
         for vhost_spec in scenario.vhosts:
             vhost = Vhost(vhost_spec.name, self.vhost_table.add_row(self.start_ms))
@@ -77,25 +96,35 @@ class World:
         return (s for s in self.streams_by_row if s.live)
 
     def counters(self, level: Level, row: int) -> dict[str, object]:
-        table = {"server": self.server, "vhost": self.vhost_table, "app": self.app_table,
-                 "stream": self.stream_table}[level]
-        return table.snapshot(row)
+        return self._table(level).snapshot(row)
 
     # -- time --------------------------------------------------------------------------------------
 
     def advance(self) -> None:
         """Run every tick due by the clock's current time."""
+        if self.follows is not None:
+            self.follows()
+            return
         due = (self.clock.now_ms() - self.start_ms) // self.tick_ms
         while self.ticks_done < due:
             self.ticks_done += 1
             self._tick(self.start_ms + self.ticks_done * self.tick_ms)
 
-    def _tick(self, now_ms: int) -> None:
+    def relay_tick(self, now_ms: int, relayed_in: npt.NDArray[np.int64]) -> None:
+        """A tick of a fleet's edge, run by its origin's tick: `relayed_in` is what each stream received."""
+        self.ticks_done += 1
+        self._tick(now_ms, relayed_in)
+
+    def _tick(self, now_ms: int, relayed_in: npt.NDArray[np.int64] | None = None) -> None:
         dt = self.tick_ms / 1000
         self._churn(now_ms, dt)  # first, so that the byte deltas cover a stream churn just started
-        delta_in, delta_out = self.traffic.step(dt, len(self.streams_by_row))
+        for hook in self.before_traffic:
+            hook(now_ms)
+        delta_in, delta_out = self.traffic.step(dt, len(self.streams_by_row), relayed_in)
+        self.last_delta_in = delta_in
         self._apply_bytes(delta_in, delta_out, now_ms)
         self._publish_connections(now_ms)
+        self._record_truth(now_ms)
         self.revision += 1
         for hook in self.after_tick:
             hook(now_ms)
@@ -113,6 +142,11 @@ class World:
         self.vhost_table.add_bytes(vhost_in, vhost_out, now_ms)
         self.server.add_bytes(np.array([vhost_in.sum()], dtype=np.int64),
                               np.array([vhost_out.sum()], dtype=np.int64), now_ms)
+
+    def refresh_connections(self, now_ms: int) -> None:
+        """Publish the current connection counts after the traffic model's were changed from outside."""
+        self._publish_connections(now_ms)
+        self.revision += 1
 
     def _publish_connections(self, now_ms: int) -> None:
         n = len(self.streams_by_row)
@@ -141,13 +175,15 @@ class World:
         app.streams[stream.name] = stream
         self.traffic.add_stream(row, app.row, PROVIDER_PROTOCOLS.index(spec.input), spec.bitrate_kbps,
                                 spec.audience)
+        self.topology_revision += 1
         return stream
 
-    def end_stream(self, stream: Stream, now_ms: int | None = None) -> None:
+    def end_stream(self, stream: Stream, now_ms: int | None = None, *, publish: bool = True) -> None:
         """The input stops: the stream disappears from listings and answers 404; parents keep its bytes.
 
         `now_ms` is the tick's time when churn ends a stream while ticks are caught up, so that no
-        timestamp written afterwards by an earlier tick goes back in time.
+        timestamp written afterwards by an earlier tick goes back in time. Without `publish` the connection
+        counts wait for `refresh_connections` (a fleet's edge starts and ends many streams at once).
         """
         if not stream.live:
             return
@@ -156,17 +192,22 @@ class World:
         app = self.vhosts[stream.vhost].apps[stream.app]
         del app.streams[stream.name]
         self.traffic.remove_stream(stream.row)
-        self._publish_connections(now_ms)
+        if publish:
+            self._publish_connections(now_ms)
+        self.topology_revision += 1
         self.revision += 1
 
-    def start_stream(self, vhost: str, app: str, spec: StreamSpec) -> Stream:
+    def start_stream(self, vhost: str, app: str, spec: StreamSpec, now_ms: int | None = None, *,
+                     publish: bool = True) -> Stream:
         target = self.find_app(vhost, app)
         if target is None:
             raise KeyError(f"{vhost}/{app}")
         if spec.name in target.streams:
             raise ValueError(f"stream {spec.name} already exists")
-        stream = self._start_stream(target, spec, self.clock.now_ms())
-        self._publish_connections(self.clock.now_ms())
+        now_ms = self.clock.now_ms() if now_ms is None else now_ms
+        stream = self._start_stream(target, spec, now_ms)
+        if publish:
+            self._publish_connections(now_ms)
         self.revision += 1
         return stream
 
@@ -202,7 +243,7 @@ class World:
     ) -> list[AcceptedEvent]:
         """Hand validated event sets (with the bodies they came from) to the stream, stamped with the time."""
         now_ms = self.clock.now_ms()
-        accepted = [AcceptedEvent(next(self._event_seq), now_ms, event_set, body) for event_set, body in event_sets]
+        accepted = [AcceptedEvent(next(self.event_sequence), now_ms, event_set, body) for event_set, body in event_sets]
         for event in accepted:
             stream.events.append(event)
         return accepted
@@ -227,7 +268,70 @@ class World:
         self.app_table.add_bytes_out_row(stream.app_row, nbytes, now_ms)
         self.vhost_table.add_bytes_out_row(self.apps_by_row[stream.app_row].vhost_row, nbytes, now_ms)
         self.server.add_bytes_out_row(SERVER_ROW, nbytes, now_ms)
+        self._record_truth(now_ms)
         self.revision += 1
+
+    # -- the truth, for tests -------------------------------------------------------------------------
+
+    def watch_bytes(self, path: str) -> None:
+        """Start recording the exact byte totals of a node: `""` (the server), `"vhost"`, `"vhost/app"` or
+        `"vhost/app/stream"` (the stream live now; a later stream of the same name is another node).
+        Idempotent. Read them back with `bytes_at` and `true_rate`."""
+        key = self._node(path)
+        self._watched[path] = key
+        if key not in self._ledgers:
+            self.advance()
+            self._ledgers[key] = Ledger()
+            self._record_truth(self.clock.now_ms())
+
+    def bytes_at(self, path: str, time_ms: int | None = None) -> tuple[int, int]:
+        """Exact (bytes in, bytes out) of a watched node at world time `time_ms` (default now), as the
+        statistics showed them at that moment. Raises KeyError if the node is not watched."""
+        self.advance()
+        return self._ledger(path).at(self.clock.now_ms() if time_ms is None else time_ms)
+
+    def true_rate(self, path: str, direction: Direction, window_s: float, end_ms: int | None = None) -> float:
+        """The true rate of a watched node in bits per second over the `window_s` seconds of world time
+        ending at `end_ms` (default now): every byte counted in that window, synthetic ticks and real
+        clients' responses alike, over the window's length. Across a server restart (`restart` fault)
+        the totals start again from 0, as the counters do."""
+        self.advance()
+        end = self.clock.now_ms() if end_ms is None else end_ms
+        return rate_bps(self._ledger(path), direction, end - round(window_s * 1000), end)
+
+    def _ledger(self, path: str) -> Ledger:
+        key = self._watched.get(path)
+        if key is None:
+            raise KeyError(f"{path!r} is not watched: call watch_bytes({path!r}) first")
+        return self._ledgers[key]
+
+    def _node(self, path: str) -> tuple[Level, int]:
+        parts = path.split("/") if path else []
+        found: Vhost | App | Stream | None
+        match parts:
+            case []:
+                return "server", SERVER_ROW
+            case [vhost]:
+                found = self.find_vhost(vhost)
+            case [vhost, app]:
+                found = self.find_app(vhost, app)
+            case [vhost, app, stream]:
+                found = self.find_stream(vhost, app, stream)
+            case _:
+                found = None
+        if found is None:
+            raise KeyError(f"no node {path!r} in the world")
+        level: Level = ("vhost", "app", "stream")[len(parts) - 1]
+        return level, found.row
+
+    def _table(self, level: Level) -> CounterTable:
+        return {"server": self.server, "vhost": self.vhost_table, "app": self.app_table,
+                "stream": self.stream_table}[level]
+
+    def _record_truth(self, now_ms: int) -> None:
+        for (level, row), ledger in self._ledgers.items():
+            columns = self._table(level).columns
+            ledger.record(now_ms, int(columns["bytes_in"][row]), int(columns["bytes_out"][row]))
 
 
 def _sum_rows(matrix: np.ndarray, groups: np.ndarray, size: int) -> np.ndarray:

@@ -1,8 +1,9 @@
 """The ad break of one stream as the operator should see it: idle, sent, scheduled, on air, ended.
 
 Driven by two sources that can disagree: what the API answered to our sends, and what the
-playlist watcher saw. The playlist wins when it can be read (it is what players get); otherwise
-the machine follows the API answer alone and says so. It also holds the one-send-at-a-time guard:
+playlist showed (our sends' sightings, and any break in it, whoever sent it). The playlist wins when
+it can be read (it is what players get); otherwise the machine follows the API answer alone and
+says so. It also holds the one-send-at-a-time guard:
 a second key press while a send is in flight is refused with a reason, never queued, and an
 answer that never came is "outcome unknown" — nothing here ever resends.
 """
@@ -13,10 +14,9 @@ import enum
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from omeconsole.core.adops.watcher import Sighting
+from omeconsole.core.adops.audit import OUTCOME_UNKNOWN
+from omeconsole.core.adops.matcher import PlaylistBreak, Sighting
 from omeconsole.core.clock import Clock
-
-OUTCOME_UNKNOWN = "outcome unknown — check the playlist"
 
 
 class BreakState(enum.Enum):
@@ -50,8 +50,8 @@ class BreakView:
 
 
 class AdBreak:
-    """One stream's break. Call the `send_*` methods around each request and `on_sighting` with
-    the watcher's reports; `view()` advances time-driven changes (splice reached, break over)."""
+    """One stream's break. Call `try_begin` / `started` / `send_*` around each request, `on_sighting`
+    and `on_playlist` with what the follower read; `view()` advances time (splice reached, break over)."""
 
     def __init__(self, clock: Clock) -> None:
         self._clock = clock
@@ -69,13 +69,20 @@ class AdBreak:
         if self.in_flight is not None:
             return f"{self.in_flight} is still being sent — nothing else sent until it is answered"
         self.in_flight = action
+        return None
+
+    def release(self) -> None:
+        """The claimed send did not leave (its intent could not be recorded): nothing changed."""
+        self.in_flight = None
+
+    def started(self, action: str) -> None:
+        """The request is on its way."""
         if action == "cue-out":
             self.state = BreakState.SENT
             self.message = "cue-out sent, waiting for the server's answer"
             self.splice_wall = None
             self.from_playlist = False
             self._confirmations.clear()
-        return None
 
     def send_accepted(self, action: str, *, planned_s: float | None = None) -> None:
         self.in_flight = None
@@ -96,13 +103,13 @@ class AdBreak:
             elif self.state in _BREAK_OPEN:
                 self.message = "cue-in accepted; waiting for it in the playlist"
 
-    def send_failed(self, action: str, reason: str) -> None:
+    def send_failed(self, action: str, reason: str, *, reached_server: bool = True) -> None:
+        """The server refused it (or, with `reached_server=False`, it never got there)."""
         self.in_flight = None
+        what = "refused" if reached_server else "not sent"
         if action == "cue-out":
             self.state = BreakState.FAILED
-            self.message = f"cue-out not sent: {reason}"
-        else:
-            self.message = f"{action} not sent: {reason}"
+        self.message = f"{action} {what}: {reason}"
 
     def send_unknown(self, action: str) -> None:
         """The request may have reached the server; never resend, let the playlist tell."""
@@ -113,6 +120,27 @@ class AdBreak:
 
     def playlist_status(self, readable: bool) -> None:
         self.playlist_readable = readable
+
+    def on_playlist(self, seen: PlaylistBreak | None) -> None:
+        """A break in the playlist that no send of ours is tracking (another operator, an earlier run)."""
+        if seen is None or self.in_flight is not None:
+            return
+        if self.state in (BreakState.IDLE, BreakState.ENDED, BreakState.FAILED) and not seen.ended:
+            if seen.splice_wall is not None and seen.planned_s is not None and (
+                    self._clock.wall() >= seen.splice_wall + timedelta(seconds=seen.planned_s)):
+                return  # over by itself; its cue-in is not written yet
+            if self.state is BreakState.ENDED and self.splice_wall == seen.splice_wall:
+                return  # the break we saw end
+            self.splice_wall = seen.splice_wall or self._clock.wall()
+            self.planned_s = seen.planned_s
+            self.from_playlist = True
+            self.state = BreakState.SCHEDULED
+            self.message = "a break is in the playlist"
+            self._advance(self._clock.wall())
+        elif (self.state in _BREAK_OPEN and seen.ended and self.from_playlist
+              and seen.splice_wall == self.splice_wall):
+            self.state = BreakState.ENDED
+            self.message = "ended by a cue-in in the playlist"
 
     def on_sighting(self, sighting: Sighting) -> None:
         now = self._clock.wall()

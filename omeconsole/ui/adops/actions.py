@@ -1,14 +1,16 @@
 """What the app mixes in for ad operations: the keys o / i / m / a, the palette commands, the sends.
 
-Every send goes through one AdOps per server connection, so the once-only rule, the audit log and
-the playlist confirmation apply whichever way the operator triggered it (key, palette, panel).
-The host app provides `settings`, `clock` and `link.client` (ConsoleApp does); a different host
-overrides `adops_context()`.
+Every send goes through the stream's controller (the one send path the command line uses too): it
+plans (read-only and every warning are decided there), a dialog shows the plan, and the confirmed
+plan is sent once. The outcome comes back as the send's return value, the playlist's verdict as its
+`confirmation`; the controller's observers only say "this stream changed" so screens redraw. The
+host app provides `session` (ConsoleApp does).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections.abc import Callable
 from typing import Any, ClassVar, cast
 
 from textual.app import App
@@ -16,14 +18,14 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 
-from omeconsole.api.client import OmeClient
 from omeconsole.api.emsg import DecodedFrame
-from omeconsole.core.adops.ad_break import BreakState
-from omeconsole.core.adops.operations import READ_ONLY_MESSAGE, ActionOutcome, AdOps
-from omeconsole.core.adops.watcher import Id3Found, Sighting, WatcherEvent
-from omeconsole.core.clock import Clock
+from omeconsole.core.adops.controller import SendOutcome, StreamController
+from omeconsole.core.adops.matcher import Sighting
+from omeconsole.core.adops.operations import AdOps
+from omeconsole.core.adops.plan import SendPlan
 from omeconsole.core.config import Settings
 from omeconsole.core.session import Session
+from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.break_screen import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog, Id3Request
@@ -55,16 +57,14 @@ class AdOpsActions:
     The host provides `session` (the current Session); its AdOps is the one every send goes through."""
 
     ADOPS_BINDINGS: ClassVar[list[Binding]] = ADOPS_BINDINGS
-    _adops_id3: dict[NodePath, tuple[DecodedFrame, ...]]
 
     def _adops_session(self) -> Session:
         session = cast(Any, self).session
         assert isinstance(session, Session), "the host has no session"
         return session
 
-    def adops_context(self) -> tuple[OmeClient, Settings, Clock]:
-        session = self._adops_session()
-        return session.client, session.settings, session.clock
+    def _adops_settings(self) -> Settings:
+        return self._adops_session().settings
 
     def adops_read_only(self) -> bool:
         return self.adops().read_only
@@ -83,56 +83,51 @@ class AdOpsActions:
         return self._adops_session().adops
 
     def adops_attach(self, session: Session) -> None:
-        """The host calls this for every new session, so its reports reach the screens."""
-        self._adops_id3 = {}
-        session.adops.add_listener(self._adops_report)
+        """The host calls this for every new session, so its changes reach the screens."""
+        def changed(path: NodePath) -> None:
+            self._adops_app.post_message(AdOpsChanged(path))
 
-    def adops_unwatch(self, path: NodePath) -> None:
-        """A panel closed (or the app is closing): nothing is created just to be stopped."""
-        session = getattr(self, "session", None)
-        if session is not None:
-            session.adops.unwatch(path)
+        session.adops.observe(changed)
 
     def adops_last_id3(self, path: NodePath) -> tuple[DecodedFrame, ...] | None:
-        return getattr(self, "_adops_id3", {}).get(path)
+        return self.adops().stream(path).last_id3
 
     # Keys and palette ----------------------------------------------------------------------------
 
     def action_cue_out(self) -> None:
-        path = self._adops_target("cue-out")
-        if path is None:
+        controller = self._adops_target(lambda c: c.plan_cue_out(self._adops_settings().cue_out_default_s))
+        if controller is None:
             return
-        default = self.adops_context()[1].cue_out_default_s
 
         def chosen(seconds: float | None) -> None:
             if seconds is not None:
-                self._adops_confirm_then(
-                    "cue_out", f"Start a {seconds:g} s ad break on {path}?",
-                    lambda: self.adops().cue_out(path, round(seconds * 1000)))
+                self._adops_confirm_then("cue_out", f"Start a {seconds:g} s ad break on {controller.path}?",
+                                         controller, controller.plan_cue_out(seconds))
 
-        state = self.adops().stream(path).ad_break.view().state
-        warning = (f"a break is already {state.value} on this stream: servers ignore a cue-out inside a break"
-                   if state in (BreakState.SCHEDULED, BreakState.ON_AIR) else "")
-        self._adops_app.push_screen(CueOutDialog(str(path), default, warning), chosen)
+        warnings = controller.plan_cue_out(self._adops_settings().cue_out_default_s).warnings
+        warning = "; ".join(w.message for w in warnings if w.code == "break-already-on")
+        self._adops_app.push_screen(CueOutDialog(visible(str(controller.path)),
+                                                 self._adops_settings().cue_out_default_s, warning), chosen)
 
     def action_cue_in(self) -> None:
-        path = self._adops_target("cue-in")
-        if path is not None:
-            self._adops_confirm_then("cue_in", f"End the ad break on {path} now?", lambda: self.adops().cue_in(path))
+        controller = self._adops_target(lambda c: c.plan_cue_in())
+        if controller is not None:
+            self._adops_confirm_then("cue_in", f"End the ad break on {controller.path} now?", controller,
+                                     controller.plan_cue_in())
 
     def action_id3(self) -> None:
-        path = self._adops_target("id3")
-        if path is None:
+        controller = self._adops_target(lambda c: c.plan_id3([], "event"), probing=True)
+        if controller is None:
             return
 
         def chosen(request: Id3Request | None) -> None:
             if request is not None:
                 names = ", ".join(f.frameType for f in request.frames)
-                self._adops_confirm_then(
-                    "id3", f"Send ID3 ({names}, {request.event_type}) to {path}?",
-                    lambda: self.adops().id3(path, request.frames, request.event_type))
+                self._adops_confirm_then("id3", f"Send ID3 ({names}, {request.event_type}) to {controller.path}?",
+                                         controller, controller.plan_id3(request.frames, request.event_type))
 
-        self._adops_app.push_screen(Id3Dialog(str(path), list(self.adops_context()[1].id3_templates)), chosen)
+        self._adops_app.push_screen(Id3Dialog(visible(str(controller.path)),
+                                              list(self._adops_settings().id3_templates)), chosen)
 
     def action_ad_break(self) -> None:
         path = self.adops_selected()
@@ -146,60 +141,79 @@ class AdOpsActions:
 
     # Sending ---------------------------------------------------------------------------------------
 
-    def _adops_target(self, action: str) -> NodePath | None:
-        """The stream to act on, or None after saying why nothing will be sent."""
+    def _adops_target(self, probe: Callable[[StreamController], SendPlan], *,
+                      probing: bool = False) -> StreamController | None:
+        """The selected stream's controller, or None after saying why nothing will be sent.
+
+        The probe plan says it (read-only, a send in flight): the UI decides nothing itself. With
+        `probing`, refusals about the plan's content (no frames yet) do not count."""
         path = self.adops_selected()
         if path is None:
-            self._adops_app.notify(f"{action}: select a stream first", severity="warning")
+            self._adops_app.notify("select a stream first", severity="warning")
             return None
-        if self.adops_read_only():
-            self._adops_app.notify(f"{action}: {READ_ONLY_MESSAGE}", severity="warning")
+        controller = self.adops().stream(path)
+        refusal = probe(controller).refusal
+        if refusal is not None and not (probing and refusal.code not in ("read-only", "in-flight")):
+            self._adops_app.notify(visible(refusal.message), severity="warning", markup=False)
             return None
-        in_flight = self.adops().stream(path).ad_break.in_flight
-        if in_flight is not None:
-            self._adops_app.notify(f"{in_flight} is still being sent to {path}; nothing else sent until it is answered",
-                             severity="warning")
-            return None
-        return path
+        return controller
 
-    def _adops_confirm_then(self, setting: str, question: str, send: Callable[[], Awaitable[ActionOutcome]]) -> None:
-        ask = getattr(self.adops_context()[1].confirm, setting, True)
-        if not ask:
-            self._adops_start_send(send)
+    def _adops_confirm_then(self, setting: str, question: str, controller: StreamController,
+                            plan: SendPlan) -> None:
+        """The plan is shown (and its warnings confirmed) unless the config turns confirmation off
+        and the plan has nothing to confirm; then it is sent as shown."""
+        if plan.refusal is not None:
+            self._adops_app.notify(visible(plan.refusal.message), severity="warning", markup=False)
+            return
+        ask = getattr(self._adops_settings().confirm, setting, True)
+        if not ask and not plan.to_confirm:
+            self._adops_start_send(controller, plan)
             return
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self._adops_start_send(send)
+                self._adops_start_send(controller, plan)
 
-        self._adops_app.push_screen(ConfirmSend(question), answered)
+        self._adops_app.push_screen(ConfirmSend(question, plan), answered)
 
-    def _adops_start_send(self, send: Callable[[], Awaitable[ActionOutcome]]) -> None:
+    def _adops_start_send(self, controller: StreamController, plan: SendPlan) -> None:
         async def run() -> None:
-            self._adops_tell(await send())
+            lease = controller.watch()  # the playlist is read until this send's confirmation is in
+            try:
+                outcome = await controller.send(plan, confirmed=plan.warning_codes)
+            except BaseException:
+                lease.release()
+                raise
+            self._adops_tell(outcome)
+            if outcome.action == "cue-out" and outcome.status == "accepted":
+                self._adops_show_panel(controller.path)
+            if outcome.confirmation is None:
+                lease.release()
+                return
+
+            def confirmed(future: asyncio.Future[Sighting]) -> None:
+                lease.release()
+                if not future.cancelled():
+                    sighting = future.result()
+                    self._adops_app.notify(visible(f"{controller.path}: {sighting.detail}"), title=sighting.kind,
+                                           severity="information" if sighting.seen else "warning", markup=False)
+
+            outcome.confirmation.add_done_callback(confirmed)
 
         self._adops_app.run_worker(run(), group="adops-send", exit_on_error=False)
 
-    def _adops_tell(self, outcome: ActionOutcome) -> None:
-        severity = {"sent": "information", "refused": "warning"}.get(outcome.status, "error")
-        self._adops_app.notify(outcome.message, title=outcome.action, severity=severity,  # type: ignore[arg-type]
-                         timeout=8 if outcome.status == "unknown" else 4)
+    def _adops_tell(self, outcome: SendOutcome) -> None:
+        severity = {"accepted": "information", "blocked": "warning"}.get(outcome.status, "error")
+        message = outcome.message + (f" — {outcome.audit_problem}" if outcome.audit_problem else "")
+        self._adops_app.notify(visible(message), title=outcome.action, markup=False,
+                               severity=severity,  # type: ignore[arg-type]
+                               timeout=8 if outcome.status == "unknown" else 4)
 
     def _adops_show_panel(self, path: NodePath) -> None:
         screen = self._adops_app.screen
         if isinstance(screen, AdBreakScreen) and screen.path == path:
             return
         self._adops_app.push_screen(AdBreakScreen(path))
-
-    def _adops_report(self, path: NodePath, event: WatcherEvent | ActionOutcome) -> None:
-        if isinstance(event, Id3Found):
-            self._adops_id3[path] = event.frames
-        elif isinstance(event, Sighting):
-            self._adops_app.notify(f"{path}: {event.detail}", title=event.kind,
-                             severity="information" if event.seen else "warning")
-        elif isinstance(event, ActionOutcome) and event.action == "cue-out" and event.status == "sent":
-            self._adops_app.call_later(self._adops_show_panel, path)
-        self._adops_app.post_message(AdOpsChanged(path))
 
     def on_ad_ops_changed(self, message: AdOpsChanged) -> None:
         screen = self._adops_app.screen

@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from omeconsole.core.adops.controller import WatchLease
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.panel import AdBreakPanel
 
@@ -22,6 +23,7 @@ class AdBreakScreen(Screen[None]):
     def __init__(self, path: NodePath) -> None:
         super().__init__()
         self.path = path
+        self._lease: WatchLease | None = None
 
     @property
     def selected(self) -> NodePath:
@@ -34,20 +36,20 @@ class AdBreakScreen(Screen[None]):
 
     def on_mount(self) -> None:
         host = cast("AdOpsActions", self.app)
-        host.adops().watch(self.path)
+        self._lease = host.adops().stream(self.path).watch()  # the playlist is read while this is shown
         self.redraw()
 
     def on_screen_resume(self) -> None:
         self.redraw()
 
     def on_unmount(self) -> None:
-        cast("AdOpsActions", self.app).adops_unwatch(self.path)
+        if self._lease is not None:
+            self._lease.release()
 
     def redraw(self, *, tree_changed: bool = False, changed: frozenset[NodePath] | None = None) -> None:
         """Called by the app on every clock tick and by ad-ops reports (the countdown moves)."""
         if not self.is_mounted:
             return
         host = cast("AdOpsActions", self.app)
-        ops = host.adops()
-        self.query_one(AdBreakPanel).show(ops.stream(self.path), read_only=host.adops_read_only(),
-                                          last_id3=host.adops_last_id3(self.path))
+        controller = host.adops().stream(self.path)
+        self.query_one(AdBreakPanel).show(controller, read_only=controller.read_only, last_id3=controller.last_id3)

@@ -16,7 +16,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from omeconsole.api.wire import Id3EventType, Id3Frame
+from omeconsole.core.adops.plan import SendPlan, frame_problem
 from omeconsole.core.config import Id3Template
+from omeconsole.core.text import visible
 
 CUE_OUT_PRESETS_S = (15, 30, 60, 90, 120)
 MAX_FRAMES = 8
@@ -50,9 +52,9 @@ class CueOutDialog(ModalScreen[float | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "cue-out: start an ad break"
-            yield Label(f"stream {self._stream}")
+            yield Label(f"stream {self._stream}", markup=False)
             if self._warning:
-                yield Static(self._warning, id="cue-out-warning", classes="error")
+                yield Static(self._warning, id="cue-out-warning", classes="error", markup=False)
             with Horizontal(id="presets"):
                 for seconds in CUE_OUT_PRESETS_S:
                     yield Button(f"{seconds} s", id=f"preset-{seconds}", compact=True)
@@ -189,9 +191,9 @@ class Id3Dialog(ModalScreen[Id3Request | None]):
         data = self.query_one(f"#data-{index}", Input).value
         if not frame_type and not info and not data:
             return None
-        if frame_type != "PRIV" and not (len(frame_type) == 4 and frame_type.startswith("T")
-                                          and frame_type.isalnum()):
-            raise ValueError(f"frame {index + 1}: {frame_type or '(empty)'} is not TXXX, T*** or PRIV")
+        problem = frame_problem(frame_type)
+        if problem is not None:
+            raise ValueError(f"frame {index + 1}: {problem}")
         if frame_type in ("TXXX", "PRIV"):
             return Id3Frame(frameType=frame_type, info=info, data=data)
         return Id3Frame(frameType=frame_type, data=data)
@@ -201,7 +203,8 @@ class Id3Dialog(ModalScreen[Id3Request | None]):
 
 
 class ConfirmSend(ModalScreen[bool]):
-    """ "Send this?" — y or Enter sends, n or Esc does not. Shown unless the config turns it off."""
+    """ "Send this?" with exactly what will be sent and every warning to confirm — y or Enter sends,
+    n or Esc does not. Shown unless the config turns it off and the plan has nothing to confirm."""
 
     DEFAULT_CSS = _css("ConfirmSend")
     BINDINGS = [
@@ -209,14 +212,20 @@ class ConfirmSend(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "Don't send", id="refuse_send"),
     ]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, plan: SendPlan | None = None) -> None:
         super().__init__()
         self._question = question
+        self._plan = plan
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "send?"
-            yield Label(self._question, id="question")
+            yield Label(visible(self._question), id="question", markup=False)
+            if self._plan is not None:
+                for warning in self._plan.warnings:
+                    yield Static(visible(f"⚠ {warning.message}"), classes="error", markup=False)
+                lines = self._plan.describe().split("\n")
+                yield Static("\n".join(visible(line) for line in lines), id="plan", classes="hint", markup=False)
             with Horizontal():
                 yield Button("Send (y)", id="yes", variant="warning", compact=True)
                 yield Button("Cancel (n)", id="no", compact=True)

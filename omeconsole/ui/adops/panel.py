@@ -1,6 +1,6 @@
 """The ad-break panel: the break's state and countdown, what the playlist showed, and its live tail.
 
-It draws from AdOps' per-stream state only (the AdBreak machine and the watcher's last playlist),
+It draws from the stream's controller only (its break and the last playlist it read),
 so it can be embedded anywhere a stream is shown. Cue and date-range lines are highlighted in the
 tail because those are what the operator is looking for.
 """
@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from omeconsole.api.emsg import DecodedFrame
 from omeconsole.core.adops.ad_break import BreakState, BreakView
-from omeconsole.core.adops.operations import StreamAdOps
+from omeconsole.core.adops.controller import StreamController
 
 TAIL_LINES = 16
 _STATE_STYLE = {
@@ -112,11 +112,11 @@ class AdBreakPanel(VerticalScroll):
         yield Static(id="adbreak-id3")
         yield Static(id="adbreak-tail")
 
-    def show(self, entry: StreamAdOps, *, read_only: bool, last_id3: tuple[DecodedFrame, ...] | None) -> None:
+    def show(self, entry: StreamController, *, read_only: bool, last_id3: tuple[DecodedFrame, ...] | None) -> None:
         self.border_title = f"ad break · {entry.path}"
-        view = entry.ad_break.view()
-        playlist = entry.watcher.latest
+        view = entry.view()
+        playlist = entry.playlist
         self.query_one("#adbreak-state", Static).update(state_text(view, read_only))
         self.query_one("#adbreak-id3", Static).update(id3_text(last_id3))
         self.query_one("#adbreak-tail", Static).update(
-            tail_text(playlist.lines if playlist else (), entry.watcher.unavailable, entry.watcher.url))
+            tail_text(playlist.lines if playlist else (), entry.playlist_problem, entry.playlist_url))

@@ -1,0 +1,61 @@
+"""The command line's exit statuses: what a script can tell apart, each with its own number.
+
+Kept with the command line (the core says what happened; only here is that a number).
+"""
+
+from __future__ import annotations
+
+import signal
+
+from omeconsole.api.errors import OmeError, OutcomeUnknown, RequestTimeout, UnreachableError
+from omeconsole.core.adops.controller import SendOutcome
+
+OK = 0
+REFUSED = 1
+"""The server refused the request or failed."""
+USAGE = 2
+"""Bad usage or configuration."""
+UNREACHABLE = 3
+"""The server could not be reached or did not answer (for a send: nothing was sent)."""
+UNKNOWN = 4
+"""A send whose outcome is unknown: check the playlist before sending again (a POST is never retried)."""
+NOT_CONFIRMED = 5
+"""`--wait-confirm`: accepted, but the playlist did not show it in time (or could not be read)."""
+READ_ONLY = 6
+"""Read-only mode: nothing was sent."""
+AUDIT_UNWRITABLE = 7
+"""The audit log could not be written: nothing was sent."""
+NEEDS_FORCE = 8
+"""The console warned (no break on air, an empty ID3 frame, ...): nothing was sent; `--force` sends anyway."""
+BROKEN_PIPE = 128 + signal.SIGPIPE
+"""141: whoever read the output stopped reading (`| head -1`), as a program ended by SIGPIPE reports."""
+
+EPILOG = f"""exit status:
+  {OK}    success
+  {REFUSED}    the server refused or failed
+  {USAGE}    bad usage or configuration
+  {UNREACHABLE}    server unreachable or no answer (a send: nothing was sent)
+  {UNKNOWN}    a send whose outcome is unknown: check the playlist before sending again
+  {NOT_CONFIRMED}    --wait-confirm: accepted, but not seen in the playlist within --confirm-timeout
+  {READ_ONLY}    read-only mode: nothing was sent
+  {AUDIT_UNWRITABLE}    the audit log cannot be written: nothing was sent
+  {NEEDS_FORCE}    the console warned (e.g. cue-in with no break on air): nothing was sent; --force sends
+  {BROKEN_PIPE}  the output was closed by its reader (e.g. | head -1)
+  128+N interrupted by signal N (130 ctrl+c, 129 SIGHUP, 143 SIGTERM); a send in flight is logged as unknown"""
+
+
+def for_error(error: OmeError) -> int:
+    if isinstance(error, OutcomeUnknown):
+        return UNKNOWN
+    if isinstance(error, UnreachableError | RequestTimeout):
+        return UNREACHABLE
+    return REFUSED
+
+
+def for_outcome(outcome: SendOutcome) -> int:
+    if outcome.status == "accepted":
+        return OK
+    if outcome.status == "blocked":
+        return {"read-only": READ_ONLY, "audit-unwritable": AUDIT_UNWRITABLE,
+                "needs-confirmation": NEEDS_FORCE}.get(outcome.blocked_by or "", USAGE)
+    return {"rejected": REFUSED, "not-sent": UNREACHABLE, "unknown": UNKNOWN}[outcome.status]

@@ -1,0 +1,106 @@
+"""`omeconsole exporter`: Prometheus metrics and alerts for one server, from the console's polling, headless.
+
+Listens on loopback by default; another address is allowed and warned about (anyone who reaches the
+port reads stream names, numbers and alerts). Stops cleanly on SIGTERM or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from collections.abc import Callable
+from ipaddress import ip_address
+
+from omeconsole.cli import exit_codes
+from omeconsole.cli.output import complain
+from omeconsole.core.alerts.webhook_config import WebhookConfigError
+from omeconsole.core.clock import SystemClock
+from omeconsole.core.config import Settings
+from omeconsole.core.exporter.service import Exporter
+
+DEFAULT_LISTEN = "127.0.0.1:9464"
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    """`HOST:PORT` or `[IPv6]:PORT`; argparse reports anything else as a usage error."""
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT (for example {DEFAULT_LISTEN}), got {text!r}")
+    return host, int(port)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    parser = add("exporter", "serve Prometheus metrics (/metrics) and current alerts (/alerts) for a server")
+    parser.add_argument("--listen", type=listen_address, default=listen_address(DEFAULT_LISTEN),
+                        metavar="HOST:PORT", help=f"where to serve (default {DEFAULT_LISTEN}: this machine only)")
+    parser.add_argument("--max-streams", type=_positive, default=1000, metavar="N",
+                        help="streams with series of their own, busiest and newest first (default 1000); "
+                             "the rest are counted in their application's series")
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def _serve(exporter: Exporter, host: str, port: int) -> int:
+    try:
+        bound_host, bound_port = await exporter.start_http(host, port)
+    except OSError as error:
+        complain(f"cannot listen on {host}:{port}: {error.strerror or error}")
+        return exit_codes.USAGE
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    print(f"omeconsole exporter: http://{shown}:{bound_port}/metrics and /alerts for {exporter.name} "
+          f"({len(exporter.settings.alerts)} alert rules, {len(exporter.webhooks)} webhooks)", file=sys.stderr)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, exporter.stop)
+    await exporter.run()
+    return exit_codes.OK
+
+
+async def _main(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        exporter = Exporter(settings, SystemClock(), max_streams=args.max_streams,
+                            warn=lambda text: complain(f"warning: {text}"))
+    except WebhookConfigError as error:
+        complain(str(error))
+        return exit_codes.USAGE
+    async with exporter:
+        return await _serve(exporter, *args.listen)
+
+
+def configure_logging() -> None:
+    """Alert transitions and delivery failures at INFO on stderr; the HTTP library's own request lines are
+    kept out (it logs each request's full URL at INFO, and a webhook URL may carry a token in its query)."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    for wire in ("httpx", "httpcore"):
+        logging.getLogger(wire).setLevel(logging.WARNING)
+
+
+def run(settings: Settings, args: argparse.Namespace) -> int:
+    host, _ = args.listen
+    if not _loopback(host):
+        print(f"omeconsole: warning: listening on {host}: anyone who can reach this port reads stream names, "
+              "numbers and alerts (there is no authentication)", file=sys.stderr)
+    configure_logging()
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(_main(settings, args))
+    return exit_codes.OK

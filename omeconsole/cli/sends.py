@@ -1,0 +1,143 @@
+"""The send commands: `cue-out`, `cue-in`, `id3`, `send-events`, through the console's one send path.
+
+Each plans with the stream's controller (the same as the console's keys), prints the warnings,
+sends once, and reports the outcome. `--wait-confirm` then awaits the controller's confirmation.
+The playlist is read before the request only when it decides something (the confirmation's
+baseline, or whether a cue-in has a break to end), and never for longer than BASELINE_TIMEOUT_S:
+when the first read is not in by then, the request goes anyway and the playlist is compared later.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from omeconsole.api.wire import Id3Frame
+from omeconsole.cli import exit_codes
+from omeconsole.cli import format as fmt
+from omeconsole.cli.commands import UsageError, parse_path
+from omeconsole.cli.output import complain, say
+from omeconsole.core.adops.controller import SendOutcome, StreamController
+from omeconsole.core.adops.plan import SendPlan
+from omeconsole.core.session import Session
+
+BASELINE_TIMEOUT_S = 2.0
+"""The longest a send waits for a first playlist read before it goes."""
+MAX_EVENTS_FILE_BYTES = 1 << 20
+SENDS = ("cue-out", "cue-in", "id3", "send-events")
+
+
+def add_options(parser: argparse.ArgumentParser, *, confirmable: bool) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--force", action="store_true",
+                        help="send even when the console warns (a cue-in with no break on air or before the "
+                             f"out has spliced, an empty ID3 frame, ...); without it such a send exits "
+                             f"{exit_codes.NEEDS_FORCE} and sends nothing")
+    if confirmable:
+        parser.add_argument("--wait-confirm", action="store_true",
+                            help="wait until the stream's LL-HLS playlist (or media, for id3) shows the send; "
+                                 f"exit {exit_codes.NOT_CONFIRMED} if it does not within --confirm-timeout "
+                                 "(the request is never held back more than "
+                                 f"{BASELINE_TIMEOUT_S:g} s for a first playlist read)")
+        parser.add_argument("--confirm-timeout", type=positive_seconds, default=None, metavar="SECONDS",
+                            help="seconds to wait with --wait-confirm (default: confirm_timeout in the config, 15)")
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError("must be more than 0 and at most 3600 seconds")
+    return value
+
+
+async def cmd_send(session: Session, args: argparse.Namespace) -> int:
+    controller = session.adops.stream(parse_path(args.path, level="stream"))
+    wait = bool(getattr(args, "wait_confirm", False))
+    reads_first = wait or (args.command == "cue-in" and not args.force)
+    lease = controller.watch() if reads_first else None
+    try:
+        if lease is not None:
+            await controller.baseline(BASELINE_TIMEOUT_S)
+        plan = _plan(controller, args)
+        for warning in plan.warnings:
+            complain(f"warning: {warning.message}")
+        outcome = await controller.send(plan, confirmed=plan.warning_codes if args.force else ())
+        _report(outcome, args.json)
+        status = exit_codes.for_outcome(outcome)
+        if wait and outcome.confirmation is not None and outcome.status in ("accepted", "unknown"):
+            return await _confirmed(outcome, status, args.json)
+        return status
+    finally:
+        if lease is not None:
+            lease.release()
+
+
+def _plan(controller: StreamController, args: argparse.Namespace) -> SendPlan:
+    if args.command == "cue-out":
+        if not 0 < args.duration <= 86_400:
+            raise UsageError("--duration must be a number of seconds above 0 and at most 86400")
+        return controller.plan_cue_out(args.duration)
+    if args.command == "cue-in":
+        return controller.plan_cue_in()
+    if args.command == "id3":
+        frames = getattr(args, "frames", None) or []
+        if not frames:
+            raise UsageError("id3 needs at least one --frame")
+        return controller.plan_id3([Id3Frame(**frame) for frame in frames], args.event_type)
+    return controller.plan_event_sets(_event_sets(args.file))
+
+
+def _event_sets(name: str) -> list[dict[str, Any]]:
+    try:
+        if name == "-":
+            raw = sys.stdin.buffer.read(MAX_EVENTS_FILE_BYTES + 1)
+        else:
+            with Path(name).open("rb") as handle:
+                raw = handle.read(MAX_EVENTS_FILE_BYTES + 1)
+    except OSError as error:
+        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+    if len(raw) > MAX_EVENTS_FILE_BYTES:
+        raise UsageError(f"{name} is larger than {MAX_EVENTS_FILE_BYTES} bytes")
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as error:
+        raise UsageError(f"{name} is not valid JSON: {error}") from None
+    sets = value if isinstance(value, list) else [value]
+    if not sets or not all(isinstance(s, dict) for s in sets):
+        raise UsageError(f"{name} must hold an event set (a JSON object) or a non-empty array of them")
+    return sets
+
+
+def _report(outcome: SendOutcome, as_json: bool) -> None:
+    if as_json:
+        say(fmt.outcome_json(outcome))
+    elif outcome.status in ("accepted", "rejected") and outcome.http_status is not None:
+        say(fmt.outcome_text(outcome))
+    if outcome.blocked_by == "needs-confirmation":  # the warnings were just said
+        complain(f"{outcome.action} not sent: --force sends it anyway")
+    elif outcome.status != "accepted":
+        complain(outcome.message)
+    if outcome.audit_problem is not None:
+        complain(f"warning: {outcome.audit_problem}")
+
+
+async def _confirmed(outcome: SendOutcome, status: int, as_json: bool) -> int:
+    """Wait for the playlist; a send of unknown outcome that the playlist shows was applied after all."""
+    assert outcome.confirmation is not None
+    sighting = await outcome.confirmation
+    if as_json:
+        say(fmt.sighting_json(sighting))
+    elif sighting.seen:
+        say(sighting.detail)
+    if not sighting.seen:
+        complain(sighting.detail)
+        return exit_codes.NOT_CONFIRMED if status == exit_codes.OK else status
+    if status == exit_codes.UNKNOWN:
+        complain("the playlist shows it: the server applied it")
+    return exit_codes.OK

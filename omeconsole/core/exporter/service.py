@@ -1,0 +1,209 @@
+"""The exporter as one object: the polling engine headless, the alert rules, the webhooks, the listener.
+
+`run()` is the long-running process of `omeconsole exporter`: the engine polls under its budget, every
+interval the watch list is refreshed and the alert rules evaluated, webhook senders drain their queues,
+and uvicorn serves `/metrics` and `/alerts` on the same event loop. Tests drive the same object one
+step at a time (`step()`, `tick()`) on injected clocks.
+
+What is polled: every virtual host and application, then the streams in the order `--max-streams`
+exports them, then the rest (they must be read once to be ranked). With the API's one request per node
+and the request budget, a big server's streams are read round-robin: `ome_sample_age_seconds` says how
+old each node's numbers are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import socket
+from collections.abc import Callable, Iterator, Mapping
+from urllib.parse import urlsplit
+
+import httpx
+import uvicorn
+from prometheus_client import CollectorRegistry
+
+from omeconsole.api.client import OmeClient
+from omeconsole.api.webhook import WebhookClient
+from omeconsole.core.adops.audit import AuditLog
+from omeconsole.core.alerts.audit_feed import AuditFeed, AuditReader
+from omeconsole.core.alerts.evaluator import AlertEvaluator
+from omeconsole.core.alerts.report import alerts_document
+from omeconsole.core.alerts.source import EngineSource, Observed
+from omeconsole.core.alerts.state import AlertStatus, Transition
+from omeconsole.core.alerts.webhooks import WebhookDispatcher, notifier
+from omeconsole.core.clock import Clock
+from omeconsole.core.config import Settings
+from omeconsole.core.exporter.collector import ExportedServer, ExporterCollector
+from omeconsole.core.exporter.http import ExporterApp
+from omeconsole.core.polling.engine import PollingEngine, PollSettings
+from omeconsole.core.text import visible
+from omeconsole.model.nodes import Listing
+from omeconsole.model.paths import NodePath
+
+log = logging.getLogger("omeconsole.exporter")
+
+
+class _Listener(uvicorn.Server):
+    """Leaves signals to the caller, which stops the engine, the senders and the listener together."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def server_name(settings: Settings) -> str:
+    """The `server` label: the profile's name, else the API's host:port."""
+    if settings.profile:
+        return settings.profile
+    return urlsplit(settings.api_url).netloc.rpartition("@")[2] or settings.api_url
+
+
+def _log_transition(transition: Transition) -> None:
+    alert = transition.alert
+    where = alert.key.server if alert.key.path is None else f"{alert.key.server}:{alert.key.path}"
+    if alert.status is AlertStatus.FIRING:
+        log.warning("alert %s firing on %s: %s", visible(alert.key.rule), visible(where), visible(alert.detail))
+    else:
+        log.info("alert %s resolved on %s", visible(alert.key.rule), visible(where))
+
+
+class Exporter:
+    def __init__(self, settings: Settings, clock: Clock, *, max_streams: int | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None, rng: random.Random | None = None,
+                 audit: AuditReader | None = None, environ: Mapping[str, str] | None = None,
+                 webhook_transport: httpx.AsyncBaseTransport | None = None,
+                 warn: Callable[[str], None] | None = None) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.name = server_name(settings)
+        self.client = OmeClient(settings.api_url, settings.token_value() or "", timeout=settings.timeout,
+                                verify=not settings.insecure, transport=transport)
+        # Rates need only the previous reading and the rules keep their own windows: no long history here.
+        poll = PollSettings(interval=settings.interval, listing_interval=settings.listing_interval,
+                            request_budget=settings.request_budget, max_concurrency=settings.max_concurrency,
+                            history_seconds=2 * settings.interval, keep_recent_histories=0)
+        self.engine = PollingEngine(self.client, clock, poll, rng=rng)
+        self.observed = Observed(EngineSource(self.engine))
+        self.audit = AuditFeed(audit if audit is not None else AuditLog(), self.client.api_url)
+        self.evaluator = AlertEvaluator(settings.alerts, self.observed, clock, server=self.name, audit=self.audit)
+        self.webhooks: list[WebhookDispatcher] = []
+        self._webhook_clients: list[WebhookClient] = []
+        for config in settings.webhooks:
+            poster = WebhookClient(config.url, config.resolve_headers(environ, warn), timeout=config.timeout,
+                                   verify=not config.insecure, transport=webhook_transport)
+            self._webhook_clients.append(poster)
+            self.webhooks.append(WebhookDispatcher(config, poster, clock, rng=rng))
+        self.evaluator.add_listener(_log_transition)
+        if self.webhooks:
+            self.evaluator.add_listener(notifier(self.webhooks, clock))
+        self.server = ExportedServer(self.name, self.observed, self.evaluator, self.audit, self.webhooks)
+        self.collector = ExporterCollector([self.server], clock, max_streams=max_streams)
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.registry.register(self.collector)
+        self.app = ExporterApp(self.registry, self.alerts_document)
+        self._watched_listing: Listing | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._http: uvicorn.Server | None = None
+        self._stopped = asyncio.Event()
+
+    def alerts_document(self) -> dict[str, object]:
+        return alerts_document(self.evaluator.alerts(), [w.stats for w in self.webhooks], self.clock)
+
+    # -- one step at a time (the run loop, and tests on injected clocks) -------------------------------
+
+    async def step(self) -> list[Transition]:
+        """One engine cycle, then `tick()`."""
+        await self.engine.poll_cycle()
+        return self.tick()
+
+    def tick(self) -> list[Transition]:
+        """Refresh what is polled if the listing moved, then one alert pass."""
+        self._refresh_watch()
+        return self.evaluator.evaluate()
+
+    def _refresh_watch(self) -> None:
+        source = self.observed.source
+        listing = source.listing()
+        if listing is self._watched_listing:
+            return
+        self._watched_listing = listing
+        parents = [NodePath(v) for v in listing] + [NodePath(v, a) for v, apps in listing.items() for a in apps]
+        exported = [view.path for view in self.collector.exported_streams(self.server)]
+        everything = [NodePath(v, a, s) for v, apps in listing.items() for a, streams in apps.items()
+                      for s in streams.live]
+        source.watch([*parents, *exported, *everything])
+
+    # -- the process ------------------------------------------------------------------------------------
+
+    async def start_http(self, host: str, port: int) -> tuple[str, int]:
+        """Listens on host:port (0: a free port); returns the address bound."""
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            sock.close()
+            raise
+        sock.listen(128)
+        sock.setblocking(False)
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False,
+                                server_header=False, date_header=False)
+        self._http = _Listener(config)
+        self._tasks.append(asyncio.create_task(self._http.serve(sockets=[sock]), name="exporter-http"))
+        while not self._http.started:
+            if self._tasks[-1].done():
+                self._tasks[-1].result()  # raises what stopped it
+            await asyncio.sleep(0.01)
+        bound = sock.getsockname()
+        return str(bound[0]), int(bound[1])
+
+    def start_webhooks(self) -> None:
+        for dispatcher in self.webhooks:
+            self._tasks.append(asyncio.create_task(dispatcher.run(), name=f"webhook-{dispatcher.name}"))
+
+    async def run(self) -> None:
+        """Polls, evaluates and delivers until `stop()` (or the HTTP server is told to exit by a signal)."""
+        self.start_webhooks()
+        engine = asyncio.create_task(self.engine.run(), name="exporter-engine")
+        self._tasks.append(engine)
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        try:
+            while not self._stopped.is_set():
+                self.tick()
+                if self._http is not None and self._http.should_exit:
+                    break
+                sleep = asyncio.ensure_future(self.clock.sleep(self.engine.interval))
+                await asyncio.wait({sleep, stopped, engine}, return_when=asyncio.FIRST_COMPLETED)
+                sleep.cancel()
+                if engine.done():
+                    engine.result()  # the engine never ends by itself: surface what ended it
+        finally:
+            stopped.cancel()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self.engine.stop()
+        if self._http is not None:
+            self._http.should_exit = True
+
+    async def aclose(self) -> None:
+        self.stop()
+        for task in self._tasks:
+            if task.get_name() != "exporter-http":
+                task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        for poster in self._webhook_clients:
+            await poster.aclose()
+        await self.client.aclose()
+
+    async def __aenter__(self) -> Exporter:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
