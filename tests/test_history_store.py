@@ -64,7 +64,8 @@ def test_an_ended_stream_keeps_a_summary_with_its_peak_bytes_and_live_time(tmp_p
     assert summary.bytes_out == int(112 * 0.125 * gib)
     assert summary.live_seconds == pytest.approx(1800 + 112 * 60)
     line = summary.describe(now=summary.ended_at + 3 * 3600)
-    assert line == "ended 3 h 00 m ago — peak 812 viewers, 14.0 GiB out, 2 h 22 m live"
+    assert line == "ended 3 h 00 min ago — peak 812 viewers, 14.00 GiB out, 2 h 22 min live"
+    assert summary.describe(now=summary.ended_at + 3 * 86_400 + 7200).startswith("ended 3 d 2 h ago")
 
 
 def test_repeated_and_out_of_order_samples_are_ignored(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from omeconsole.core.config import ConfigError, Settings, load_settings
 from omeconsole.core.history.settings import parse_duration
 from omeconsole.core.history.target import Target
 from omeconsole.core.text import visible
+from omeconsole.core.units import count, rate, size
 
 if TYPE_CHECKING:  # the store's modules are imported when the command runs, not at every start
     from omeconsole.core.history.points import HistoryPoint, HistorySeries
@@ -224,8 +225,6 @@ def _show(reader: HistoryReader, server: str, args: argparse.Namespace, start: f
 
 
 def _print_text(series: HistorySeries, summary: StreamSummary | None, server: str, now: float, out: IO[str]) -> None:
-    from omeconsole.ui.format import rate, size
-
     where = f"{visible(str(series.path))} on {visible(server)}"
     if summary is not None and summary.profile:
         where += f" (profile {visible(summary.profile)})"
@@ -249,12 +248,8 @@ def _print_text(series: HistorySeries, summary: StreamSummary | None, server: st
             gaps = []
         if point is None:
             break
-        print(f"{_local(point.at, precise=precise):<23}  {_count(point.viewers):>7}  {_count(point.viewers_max):>7}  "
+        print(f"{_local(point.at, precise=precise):<23}  {count(point.viewers):>7}  {count(point.viewers_max):>7}  "
               f"{rate(point.rate_in_bps):>11}  {rate(point.rate_out_bps):>11}  {rate(point.rate_out_max_bps):>11}  "
               f"{size(point.bytes_in):>10}  {size(point.bytes_out):>10}", file=out)
     total_in, total_out = series.bytes_total()
     print(f"total moved in this range: {size(total_in)} in, {size(total_out)} out", file=out)
-
-
-def _count(value: int | None) -> str:
-    return "n/a" if value is None else f"{value:,}"

@@ -1,4 +1,4 @@
-"""A node's life in one line: "ended 3 h ago — peak 812 viewers, 14.2 GiB out, 1 h 52 m live".
+"""A node's life in one line: "ended 3 h 00 min ago — peak 812 viewers, 14.16 GiB out, 1 h 52 min live".
 
 Bytes over its life are what the server counted when the console first saw it plus every byte moved
 since (across counter resets: they add up). The peak is the larger of what the console saw and the
@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from omeconsole.core import units
 from omeconsole.model.paths import NodePath
-
-_BYTE_UNITS = (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,27 +48,15 @@ class StreamSummary:
         parts = []
         if self.peak_viewers is not None:
             parts.append(f"peak {self.peak_viewers:,} viewer{'s' if self.peak_viewers != 1 else ''}")
-        parts.append(f"{size(self.bytes_out)} out")
+        parts.append(f"{units.size(self.bytes_out)} out")
         parts.append(f"{duration(self.live_seconds)} live")
         lives = f" over {self.lives} lives (counters reset)" if self.lives > 1 else ""
         return f"{when} — {', '.join(parts)}{lives}"
 
 
 def duration(seconds: float) -> str:
-    """`45 s`, `12 m 05 s`, `1 h 52 m`, `3 d 4 h`: two units at most."""
-    whole = max(0, round(seconds))
-    if whole < 60:
-        return f"{whole} s"
-    if whole < 3600:
-        return f"{whole // 60} m {whole % 60:02d} s"
-    if whole < 86_400:
-        return f"{whole // 3600} h {whole % 3600 // 60:02d} m"
+    """The console's own wording (`12 s`, `3 min 05 s`, `1 h 52 min`), and days past one: `3 d 4 h`."""
+    if seconds < 86_400:
+        return units.age(seconds)
+    whole = round(seconds)
     return f"{whole // 86_400} d {whole % 86_400 // 3600} h"
-
-
-def size(nbytes: int | float) -> str:
-    """Bytes in binary units with one decimal: `14.2 GiB`."""
-    for unit, scale in _BYTE_UNITS:
-        if abs(nbytes) >= scale:
-            return f"{nbytes / scale:.1f} {unit}"
-    return f"{nbytes:.0f} B"
