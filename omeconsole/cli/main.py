@@ -21,7 +21,7 @@ from typing import Any
 
 from omeconsole import __version__
 from omeconsole.api.errors import OmeError
-from omeconsole.cli import alerts_cmd, exit_codes, exporter_cmd, sends
+from omeconsole.cli import alerts_cmd, exit_codes, exporter_cmd, history_cmd, record_cmd, sends
 from omeconsole.cli.commands import UsageError, cmd_info, cmd_ls, cmd_stats
 from omeconsole.cli.output import complain, say
 from omeconsole.core.clock import SystemClock
@@ -85,8 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     _global_options(common, suppress=True)
     formatter = argparse.RawDescriptionHelpFormatter
+    # No abbreviations: the top level sees every option of every subcommand, and `history --to` would be taken
+    # for an abbreviated `--token` / `--token-file`.
     parser = argparse.ArgumentParser(prog="omeconsole", epilog=exit_codes.EPILOG, formatter_class=formatter,
-                                     description="Console and command line for OvenMediaEngine-style servers.")
+                                     description="Console and command line for OvenMediaEngine-style servers.",
+                                     allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"omeconsole {__version__}")
     _global_options(parser, suppress=False)
     _select_option(parser, suppress=False)
@@ -140,6 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("action", choices=("path", "init"),
                         help="path: print where the config file is looked for; init: write a commented one "
                              "(0600, in a 0700 directory) unless it exists")
+    history_cmd.add_parser(add)
+    record_cmd.add_parser(add)
     return parser
 
 
@@ -249,11 +254,15 @@ def _command(args: argparse.Namespace) -> int:
     if select is not None:
         complain(f"--select is for the console (ui, demo), not for {command}")
         return exit_codes.USAGE
+    if command == "history":
+        return history_cmd.run(args, settings)
     if settings.token_value() is None:
         complain(_no_token())
         return exit_codes.USAGE
     if command == "exporter":
         return exporter_cmd.run(settings, args)
+    if command == "record":
+        return record_cmd.run(args, settings)
     if settings.insecure:
         complain("warning: TLS certificate verification is off (--insecure)")
     try:

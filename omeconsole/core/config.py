@@ -27,6 +27,7 @@ from omeconsole.api.publisher import default_publisher_url
 from omeconsole.api.wire import Id3EventType, Id3Frame
 from omeconsole.core.alerts.rules import AlertRule, check_unique_names
 from omeconsole.core.alerts.webhook_config import WebhookConfig
+from omeconsole.core.history.settings import HistorySettings
 
 CONFIG_ENV = "OMECONSOLE_CONFIG"
 ENV_KEYS = {"OME_API_URL": "api_url", "OME_PUBLISHER_URL": "publisher_url"}
@@ -84,6 +85,8 @@ class Settings(BaseModel):
     confirm_timeout: float = Field(default=15.0, gt=0, le=3600)
     """Seconds a send waits to be seen in the playlist (or media) before it is "not seen"."""
     id3_templates: list[Id3Template] = Field(default_factory=list)
+    history: HistorySettings = Field(default_factory=HistorySettings)
+    """The `[history]` table: the store of every sample (see core/history/settings.py)."""
     alerts: list[AlertRule] = Field(default_factory=list)
     """`[[alerts]]` rules (core/alerts/rules.py)."""
     webhooks: list[WebhookConfig] = Field(default_factory=list)

@@ -1,0 +1,255 @@
+"""`omeconsole history [TARGET]`: what the store recorded of a node, live or ended; no server is asked.
+
+Without TARGET it lists the recorded streams with their one-line summaries (`--ended` for the ended
+ones only). The server is the one the target's PROFILE, `--api-url` or `--profile` names; with none
+of those, the one server the store has the node of (several: the configured one, else say which).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import IO, TYPE_CHECKING, Any
+
+from omeconsole.cli import exit_codes
+from omeconsole.cli.output import complain
+from omeconsole.core.config import ConfigError, Settings, load_settings
+from omeconsole.core.history.settings import parse_duration
+from omeconsole.core.history.target import Target
+from omeconsole.core.text import visible
+from omeconsole.core.units import count, rate, size
+
+if TYPE_CHECKING:  # the store's modules are imported when the command runs, not at every start
+    from omeconsole.core.history.points import HistoryPoint, HistorySeries
+    from omeconsole.core.history.reader import HistoryReader
+    from omeconsole.core.history.summary import StreamSummary
+
+DEFAULT_SINCE_S = 3600.0
+
+
+def _duration(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _moment(text: str) -> float:
+    """ISO 8601 (local time unless it has an offset or Z) or epoch seconds, as epoch seconds."""
+    stripped = text.strip()
+    try:
+        return float(stripped)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(stripped)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (use 2026-01-31T14:00, with an offset or Z "
+                                         "for another zone than the local one, or epoch seconds)") from None
+    return (moment if moment.tzinfo else moment.astimezone()).timestamp()
+
+
+def _target(text: str) -> Target:
+    try:
+        return Target.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    history = add("history", "recorded samples of a node, live or ended (from the history store; no server is asked)")
+    history.add_argument("target", nargs="?", type=_target, metavar="[PROFILE:]VHOST[/APP[/STREAM]]",
+                         help="the node; without it, the recorded streams and their summaries")
+    since = history.add_mutually_exclusive_group()
+    since.add_argument("--since", type=_duration, help="how far back from --to (default 1h): 90s, 30m, 2h, 7d")
+    since.add_argument("--from", dest="start", type=_moment, metavar="T",
+                       help="start: ISO 8601 (local time unless it says otherwise) or epoch seconds")
+    history.add_argument("--to", dest="end", type=_moment, metavar="T", help="end (default now)")
+    history.add_argument("--step", type=_duration, help="one point per STEP (10s, 1m, 1h); default: every sample "
+                         "as taken while kept at full resolution, else the stored tier's buckets")
+    output = history.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="one JSON document")
+    output.add_argument("--csv", action="store_true", help="CSV with a header row (gaps are rows of empty cells)")
+    history.add_argument("--ended", action="store_true", help="without TARGET: only the streams that ended")
+    history.add_argument("--db", help="the history database (default: $OMECONSOLE_HISTORY_DB, [history] path, "
+                         "or history.sqlite3 in the user data directory)")
+
+
+class _Refused(Exception):
+    """Nothing to show (exit 1), or a target that names no one server (exit 2)."""
+
+    def __init__(self, message: str, code: int = exit_codes.REFUSED) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def run(args: argparse.Namespace, settings: Settings, *, now: float | None = None, out: IO[str] | None = None) -> int:
+    from pathlib import Path
+
+    from omeconsole.core.history.database import HistoryError
+    from omeconsole.core.history.reader import HistoryReader
+
+    out = out or sys.stdout
+    now = time.time() if now is None else now
+    path = Path(args.db).expanduser() if args.db else settings.history.database_path()
+    end = now if args.end is None else args.end
+    start = args.start if args.start is not None else end - (args.since or DEFAULT_SINCE_S)
+    if start >= end:
+        complain("history: the start must come before the end")
+        return exit_codes.USAGE
+    if args.step is not None and args.step < 1:
+        complain("history: --step must be at least 1 s")
+        return exit_codes.USAGE
+    try:
+        with HistoryReader(path, settings.history) as reader:
+            if args.target is None:
+                return _list(reader, args, now, out)
+            server = _server(reader, args, settings)
+            return _show(reader, server, args, start, end, now, out)
+    except HistoryError as error:
+        complain(f"history: {error}")
+        return exit_codes.REFUSED
+    except _Refused as refused:
+        complain(f"history: {refused}")
+        return refused.code
+    except ValueError as error:  # too many points for the range and step
+        complain(f"history: {error}")
+        return exit_codes.USAGE
+
+
+def _server(reader: HistoryReader, args: argparse.Namespace, settings: Settings) -> str:
+    """host:port of the server the target is on (see the module docstring)."""
+    from omeconsole.core.history.observations import server_key
+
+    target: Target = args.target
+    recorded = reader.servers_with(target.path)
+    shown = visible(str(target))
+    if target.profile is not None:
+        try:
+            key = server_key(load_settings({"profile": target.profile}, warn=lambda _m: None).api_url)
+        except ConfigError:
+            key = None
+        labelled = [s.key for s in reader.servers() if s.profile == target.profile and s.key in recorded]
+        if key is not None and key in recorded:
+            return key
+        if len(labelled) == 1:
+            return labelled[0]
+        raise _Refused(f"nothing recorded for {shown}")
+    if args.api_url or args.profile:
+        key = server_key(settings.api_url)
+        if key not in recorded:
+            raise _Refused(f"nothing recorded for {shown} on {visible(key)}")
+        return key
+    if not recorded:
+        raise _Refused(f"nothing recorded for {shown}")
+    if len(recorded) == 1:
+        return recorded[0]
+    configured = server_key(settings.api_url)
+    if configured in recorded:
+        return configured
+    raise _Refused(f"{shown} was recorded on several servers ({', '.join(visible(k) for k in recorded)}): name "
+                   "one with PROFILE:" + visible(str(target.path)) + " or --api-url", exit_codes.USAGE)
+
+
+def _iso(epoch: float | None) -> str | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
+
+
+def _local(epoch: float, *, precise: bool) -> str:
+    text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+    return f"{text}.{int(epoch * 1000) % 1000:03d}" if precise else text
+
+
+def _summary_json(summary: StreamSummary) -> dict[str, Any]:
+    return {"path": str(summary.path), "server": summary.server, "profile": summary.profile,
+            "state": "ended" if summary.ended else "live when last seen",
+            "first_seen": _iso(summary.first_seen), "last_seen": _iso(summary.last_seen),
+            "ended_at": _iso(summary.ended_at), "live_seconds": round(summary.live_seconds, 3),
+            "peak_viewers": summary.peak_viewers, "peak_viewers_at": _iso(summary.peak_viewers_at),
+            "peak_rate_in_bps": summary.peak_rate_in_bps, "peak_rate_out_bps": summary.peak_rate_out_bps,
+            "bytes_in": summary.bytes_in, "bytes_out": summary.bytes_out, "samples": summary.samples,
+            "lives": summary.lives}
+
+
+def _list(reader: HistoryReader, args: argparse.Namespace, now: float, out: IO[str]) -> int:
+    if args.csv:
+        raise _Refused("--csv needs a TARGET (the list of streams is text or --json)", exit_codes.USAGE)
+    summaries = reader.summaries(ended=True if args.ended else None)
+    if args.json:
+        print(json.dumps([_summary_json(s) for s in summaries], ensure_ascii=True, sort_keys=True), file=out)
+        return exit_codes.OK
+    if not summaries:
+        print("no streams recorded" + (" that ended" if args.ended else ""), file=out)
+    for summary in summaries:
+        print(f"{visible(summary.server)}  {visible(str(summary.path))}  {summary.describe(now)}", file=out)
+    return exit_codes.OK
+
+
+_COLUMNS = ("time", "samples", "viewers", "viewers_min", "viewers_max", "rate_in_bps", "rate_out_bps",
+            "rate_out_max_bps", "bytes_in", "bytes_out", "total_in", "total_out")
+
+
+def _point_json(point: HistoryPoint) -> dict[str, Any]:
+    return {"time": _iso(point.at), "samples": point.samples, "viewers": point.viewers,
+            "viewers_min": point.viewers_min, "viewers_max": point.viewers_max, "rate_in_bps": point.rate_in_bps,
+            "rate_out_bps": point.rate_out_bps, "rate_out_max_bps": point.rate_out_max_bps,
+            "bytes_in": point.bytes_in, "bytes_out": point.bytes_out, "total_in": point.total_in,
+            "total_out": point.total_out}
+
+
+def _show(reader: HistoryReader, server: str, args: argparse.Namespace, start: float, end: float, now: float,
+          out: IO[str]) -> int:
+    target: Target = args.target
+    series = reader.series(server, target.path, start, end, step=args.step, now=now)
+    summary = reader.summary(server, target.path)
+    if args.json:
+        document = {"server": server, "path": str(target.path), "from": _iso(start), "to": _iso(end),
+                    "step": series.step, "source": series.source, "sampled_every": series.sampled_every,
+                    "summary": None if summary is None else _summary_json(summary),
+                    "points": [_point_json(p) for p in series.points]}
+        print(json.dumps(document, ensure_ascii=True), file=out)
+        return exit_codes.OK
+    if args.csv:
+        writer = csv.DictWriter(out, fieldnames=_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for point in series.points:
+            writer.writerow({k: ("" if v is None else v) for k, v in _point_json(point).items()})
+        return exit_codes.OK
+    _print_text(series, summary, server, now, out)
+    return exit_codes.OK
+
+
+def _print_text(series: HistorySeries, summary: StreamSummary | None, server: str, now: float, out: IO[str]) -> None:
+    where = f"{visible(str(series.path))} on {visible(server)}"
+    if summary is not None and summary.profile:
+        where += f" (profile {visible(summary.profile)})"
+    print(f"{where}: {summary.describe(now)}" if summary is not None else where, file=out)
+    every = "sampled every " + (f"{series.sampled_every:.1f} s" if series.sampled_every else "? s (one sample)")
+    resolution = "every sample as taken" if series.step is None else f"one point per {series.step:g} s"
+    print(f"{_local(series.start, precise=False)} to {_local(series.end, precise=False)} "
+          f"(local time, {datetime.now().astimezone().strftime('%z')}), {resolution} from {series.source}, "
+          f"{every}", file=out)
+    precise = series.step is None
+    print(f"{'time':<23}  {'viewers':>7}  {'peak':>7}  {'rate in':>11}  {'rate out':>11}  {'peak out':>11}  "
+          f"{'bytes in':>10}  {'bytes out':>10}", file=out)
+    gaps: list[HistoryPoint] = []
+    for point in (*series.points, None):
+        if point is not None and point.gap:
+            gaps.append(point)
+            continue
+        if gaps:  # a run of gaps is one line
+            until = f" until {_local(gaps[-1].at, precise=precise)} ({len(gaps)} points)" if len(gaps) > 1 else ""
+            print(f"{_local(gaps[0].at, precise=precise):<23}  gap: no sample{until}", file=out)
+            gaps = []
+        if point is None:
+            break
+        print(f"{_local(point.at, precise=precise):<23}  {count(point.viewers):>7}  {count(point.viewers_max):>7}  "
+              f"{rate(point.rate_in_bps):>11}  {rate(point.rate_out_bps):>11}  {rate(point.rate_out_max_bps):>11}  "
+              f"{size(point.bytes_in):>10}  {size(point.bytes_out):>10}", file=out)
+    total_in, total_out = series.bytes_total()
+    print(f"total moved in this range: {size(total_in)} in, {size(total_out)} out", file=out)
