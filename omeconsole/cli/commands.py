@@ -20,9 +20,8 @@ from omeconsole.cli import format as fmt
 from omeconsole.cli import wait_confirm
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.clock import Clock
-from omeconsole.core.polling.rates import make_sample
+from omeconsole.core.polling.rates import RateWindow
 from omeconsole.model.paths import NodePath
-from omeconsole.model.readings import Sample
 from omeconsole.model.sends import SendResult
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_UNKNOWN = 0, 1, 2, 3, 4
@@ -77,7 +76,7 @@ async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock) -
         return EXIT_OK
     if args.interval <= 0 or (args.count is not None and args.count < 1):
         raise UsageError("--interval must be positive and --count at least 1")
-    previous: Sample | None = None
+    window = RateWindow()
     shown = 0
     while args.count is None or shown < args.count:
         if shown:
@@ -88,11 +87,11 @@ async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock) -
             print(f"omeconsole: {error} (still watching)", file=sys.stderr, flush=True)
             shown += 1
             continue
-        previous = make_sample(previous, stats, clock.monotonic())
+        sample = window.sample(stats, clock.monotonic())
         if args.json:
-            print(fmt.sample_json(path, previous), flush=True)
+            print(fmt.sample_json(path, sample), flush=True)
         else:
-            print(fmt.stats_text(path, stats, client.server_info, previous) + "\n", flush=True)
+            print(fmt.stats_text(path, stats, client.server_info, sample) + "\n", flush=True)
         shown += 1
     return EXIT_OK
 

@@ -2,7 +2,11 @@
 
 The engine asks the bucket before each request it plans; what the bucket refuses waits for a later
 cycle. So the number of requests over any stretch of time T stays under budget * T + one burst,
-however many streams exist and however slow the server answers.
+however many streams exist and however slow the server answers. One bucket may be shared by several
+engines (a fleet of servers under one budget); each engine keeps its own back-offs.
+
+`Backoff` is the one back-off of the polling package: the link's probe and a failing node's retries
+both use it, with their own base and cap.
 """
 
 from __future__ import annotations
@@ -28,15 +32,6 @@ class TokenBucket:
     def rate(self) -> float:
         return self._rate
 
-    @rate.setter
-    def rate(self, value: float) -> None:
-        if value <= 0:
-            raise ValueError("the request budget must be positive")
-        self._refill()
-        self._rate = value
-        self._capacity = max(1.0, value)
-        self._tokens = min(self._tokens, self._capacity)
-
     def _refill(self) -> None:
         now = self._clock.monotonic()
         self._tokens = min(self._capacity, self._tokens + (now - self._stamp) * self._rate)
@@ -60,6 +55,8 @@ class TokenBucket:
 
 class Backoff:
     """Exponential back-off with jitter: base * 2^n, capped, scaled by a random 50-100 %."""
+
+    __slots__ = ("_rng", "base", "cap", "failures")
 
     def __init__(self, base: float = 1.0, cap: float = 30.0, rng: random.Random | None = None) -> None:
         self.base = base
