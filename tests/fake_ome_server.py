@@ -20,7 +20,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mutabl
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import unquote
 
 import uvicorn
 
@@ -148,7 +147,7 @@ class FakeOme:
             return 401, "application/json", b'{"message":"[HTTP] Invalid credential (401)","statusCode":401}'
         if path in self.broken:
             return 502, "text/html", b"<html><body>Bad Gateway</body></html>"
-        parts = [unquote(p) for p in path.strip("/").split("/")]
+        parts = path.strip("/").split("/")  # uvicorn has percent-decoded the path once, as a server does
         if parts == ["v1", "version"]:
             return self._ok({"gitVersion": "v0.20.5.0-1", "version": "0.20.5.0-1"})
         if parts[:3] == ["v2", "stats", "current"]:

@@ -13,9 +13,11 @@ from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.model.paths import NodePath
 
+Parked = tuple[PollingEngine, FakeClock, asyncio.Task[None], set[asyncio.Task[object]]]
+
 
 @contextlib.asynccontextmanager
-async def parked_engine() -> AsyncIterator[tuple[PollingEngine, FakeClock, asyncio.Task[None], set[asyncio.Task[object]]]]:
+async def parked_engine() -> AsyncIterator[Parked]:
     """An engine running on a fake clock against a fake server on loopback, after its first readings,
     parked in its sleep between cycles."""
     clock = FakeClock()

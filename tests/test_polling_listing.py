@@ -94,7 +94,7 @@ def test_removed_apps_and_vhosts_go_with_everything_under_them() -> None:
 def test_names_are_data_and_unaddressable_parents_are_listed_but_never_asked_about() -> None:
     book = ListingBook()
     hostile = ("ok", "", "a/b", "\ud800", "..", "\x1b]52;c;aGk=\x07")
-    book.apply(ROOT, hostile + ("ok",), 0.0)
+    book.apply(ROOT, (*hostile, "ok"), 0.0)
     assert tuple(book.listing()) == hostile  # each once, in the server's order
     assert list(book.jobs()) == [ROOT, ListingJob("ok"), ListingJob("\x1b]52;c;aGk=\x07")]
     book.apply(ListingJob("ok"), ("app", "x/y"), 0.0)

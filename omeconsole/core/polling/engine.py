@@ -218,8 +218,7 @@ class PollingEngine:
     async def poll_cycle(self) -> EngineUpdate | None:
         """One step at a frozen time (tests, benchmarks on a manual clock): what `run()` does until the
         clock would have to move, i.e. send what is due, apply each answer, send what that allows."""
-        merged: EngineUpdate | None = None
-        self._guarded(self._launch)
+        merged = None if self._guarded(self._launch) else self._collect()  # nothing to send: time still passes
         while self._in_flight:
             await asyncio.wait(list(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
             update = self._collect()
@@ -245,18 +244,21 @@ class PollingEngine:
         if (self._paused and not self._once) or not self._link.ready(now):
             return False
         if self._link.server is None:
-            if self._in_flight or self._bucket.available() < DETECT_COST:
+            if self._in_flight or self._bucket.allowance(self) < DETECT_COST:
                 return False
-            self._bucket.take(DETECT_COST)
+            self._bucket.take(DETECT_COST, self)
             self._start(DetectJob(), now, DETECT_COST)
             return True
         free = self.settings.max_concurrency - len(self._in_flight)
         if free <= 0 or (not self._link.up and self._in_flight):
             return False  # while the link is down, one probe at a time
         busy = {job for job, _ in self._in_flight.values()}
-        room = Room(now, min(free, self._bucket.available()), self._interval, self._link.up)
-        jobs = plan(self._store, self._screen, room, self.settings, busy)
-        for job in jobs[:self._bucket.take(len(jobs))]:
+        # A link that is down only probes: it does not count as a sharer of the budget meanwhile.
+        sharer = self if self._link.up else None
+        tokens = self._bucket.allowance(self) if sharer is not None else self._bucket.available()
+        jobs = plan(self._store, self._screen, Room(now, min(free, tokens), self._interval, self._link.up),
+                    self.settings, busy)
+        for job in jobs[:self._bucket.take(len(jobs), sharer)]:
             self._store.sent(job, now)
             self._start(job, now, 1)
         self._once = False

@@ -18,9 +18,9 @@ ONE clock:
   the figure by a fraction only.
 `Sample.window_s` and `Sample.window_clock` say which window a figure covers.
 
-No honest rate is None, never a made-up number: the first readings, a counter that went back or a new
-`createdTime` (the object restarted: the window starts again, a gap in the chart), an invalid or absurd
-total (left out, never poisoning later rates).
+No honest rate is None, never a made-up number: the first readings, a new `createdTime` (the object
+restarted: the window starts again, a gap in the chart), an invalid or absurd total or one below an
+earlier one (left out, never poisoning later rates).
 
 The server's own `avg`/`max` throughput is compared with ours: beyond RATE_TOLERANCE the sample says
 so (`Sample.disagree`), and the screen can show that the two do not agree instead of trusting either.
@@ -51,6 +51,12 @@ DISAGREE_FLOOR_BPS = 8_000.0
 """Differences under 1 kB/s are not worth a word, whatever their ratio."""
 MAX_READS = 64
 """Readings a window keeps at most (a node polled faster than the window needs)."""
+GLITCH_S = 10.0
+"""Byte totals only grow: a total below an earlier one (same createdTime) is a glitch and left out, unless
+the totals stay below for this long, which is taken as counters restarted without a new createdTime."""
+MAX_CLOCK_RATIO = 10.0
+"""The server's ingress clock is not believed if it moved more than this many times the console's
+elapsed time (plus 10 s): a stamp from another century, a clock set forward by hours."""
 
 WindowClock = Literal["server", "console"]
 
@@ -71,9 +77,10 @@ def _seconds(stamp: datetime | None) -> float | None:
     if stamp is None:
         return None
     try:
-        return stamp.timestamp()
+        seconds = stamp.timestamp()
     except (OverflowError, ValueError, OSError):  # a date no clock can hold: no stamp
         return None
+    return seconds if seconds >= 0 else None
 
 
 def _bytes_in(read: _Read) -> int | None:
@@ -102,10 +109,11 @@ def _counter(value: int | None) -> int | None:
 class RateWindow:
     """The recent readings of one node, and the rates they give. One per polled node (and per CLI watch)."""
 
-    __slots__ = ("_reads",)
+    __slots__ = ("_back_since", "_reads")
 
     def __init__(self) -> None:
         self._reads: deque[_Read] = deque(maxlen=MAX_READS)
+        self._back_since: float | None = None
 
     def sample(self, stats: NodeStats, at: float) -> Sample:
         """Takes a new reading (arrived at console time `at`) and returns it with its rates."""
@@ -113,8 +121,18 @@ class RateWindow:
                      _counter(stats.total_bytes_out), _counter(stats.avg_throughput_in_bps),
                      _counter(stats.avg_throughput_out_bps))
         reads = self._reads
-        if reads and (reads[-1].created != read.created or _went_back(reads, read)):
+        if reads and reads[-1].created != read.created:
             reads.clear()  # the object restarted: totals are not comparable across it
+        back = _went_back(reads, read)
+        if not back:
+            self._back_since = None
+        elif self._back_since is not None and at - self._back_since >= GLITCH_S:
+            reads.clear()  # below for long enough: the counters restarted without saying so
+            self._back_since = None
+        else:
+            self._back_since = self._back_since if self._back_since is not None else at
+            read = read._replace(bytes_in=None if _bytes_in in back else read.bytes_in,
+                                 bytes_out=None if _bytes_out in back else read.bytes_out)
         reads.append(read)
         while len(reads) >= 2 and reads[1].at <= at - RATE_WINDOW_S:
             reads.popleft()  # keep exactly one reading older than the window: the rate's anchor
@@ -144,13 +162,15 @@ class RateWindow:
             self._reads.popleft()
 
 
-def _went_back(reads: deque[_Read], read: _Read) -> bool:
+def _went_back(reads: deque[_Read], read: _Read) -> list[Field]:
+    """The directions whose total is below the last valid one."""
+    back: list[Field] = []
     for field in (_bytes_in, _bytes_out):
         new = field(read)
         old = next((value for r in reversed(reads) if (value := field(r)) is not None), None)
         if new is not None and old is not None and new < old:
-            return True
-    return False
+            back.append(field)
+    return back
 
 
 class _Rate(NamedTuple):
@@ -172,7 +192,7 @@ def _rate(reads: deque[_Read], field: Field) -> _Rate | None:
     server = (None if newest.server_at is None or anchor.server_at is None
               else newest.server_at - anchor.server_at)
     clock: WindowClock
-    if server is not None and server >= MIN_SERVER_SPAN_S:
+    if server is not None and MIN_SERVER_SPAN_S <= server <= MAX_CLOCK_RATIO * console + 10:
         seconds, clock = server, "server"
     elif console >= MIN_RATE_SPAN_S:
         seconds, clock = console, "console"

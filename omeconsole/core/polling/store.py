@@ -159,8 +159,9 @@ class NodeStore:
         if record.ended_at is not None:  # it answers again: live, and its app is listed at once
             record.ended_at = None
             self._list_parent(path)
-        record.peak_in = _peak(record.peak_in, sample.rate_in_bps)
-        record.peak_out = _peak(record.peak_out, sample.rate_out_bps)
+        # a rate the server's own figures contradict is shown (and flagged) but never becomes a peak
+        record.peak_in = record.peak_in if "in" in sample.disagree else _peak(record.peak_in, sample.rate_in_bps)
+        record.peak_out = record.peak_out if "out" in sample.disagree else _peak(record.peak_out, sample.rate_out_bps)
         if sample.viewers is not None and (record.peak_viewers is None or sample.viewers > record.peak_viewers):
             record.peak_viewers = sample.viewers
         self._history.record(path, sample)
