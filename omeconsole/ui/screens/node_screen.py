@@ -61,7 +61,6 @@ class NodeScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.console.choose(self.path)
-        self._declare_visible(())
         if self.path.level != "stream":
             self.query_one("#children", OptionList).focus()
         self.redraw(tree_changed=True, changed=None)
