@@ -22,6 +22,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import NotFoundError
@@ -91,6 +92,7 @@ class PollingEngine:
         self._stopped = False
         self._wake = asyncio.Event()
         self._in_flight: dict[asyncio.Future[Outcome], tuple[Job, float]] = {}
+        self._woken: asyncio.Future[Literal[True]] | None = None
         self._link_key: tuple[object, ...] = ()
         self.requests_sent = 0
         self.requests_by_kind: Counter[str] = Counter()
@@ -187,7 +189,7 @@ class PollingEngine:
         screen = self._screen
         self._store.make_due([p for p in (screen.selected, *screen.visible) if p is not None],
                              self._clock.monotonic())
-        for job in list(self._store.book.jobs()):
+        for job in self._store.book.jobs():
             if listing_every(job, screen, self.settings) <= self.settings.listing_interval:
                 self._store.book.make_due(job)
         self._once = self._paused
@@ -255,9 +257,10 @@ class PollingEngine:
         busy = {job for job, _ in self._in_flight.values()}
         # A link that is down only probes: it does not count as a sharer of the budget meanwhile.
         sharer = self if self._link.up else None
-        tokens = self._bucket.allowance(self) if sharer is not None else self._bucket.available()
-        jobs = plan(self._store, self._screen, Room(now, min(free, tokens), self._interval, self._link.up),
-                    self.settings, busy)
+        tokens = min(free, self._bucket.allowance(self) if sharer is not None else self._bucket.available())
+        if tokens <= 0:
+            return False
+        jobs = plan(self._store, self._screen, Room(now, tokens, self._interval, self._link.up), self.settings, busy)
         for job in jobs[:self._bucket.take(len(jobs), sharer)]:
             self._store.sent(job, now)
             self._start(job, now, 1)
@@ -274,15 +277,19 @@ class PollingEngine:
         """Until an answer arrives, something is due, or a screen asks for something (a wake-up)."""
         if self._wake.is_set():
             return
-        waits: set[asyncio.Future[object]] = {asyncio.ensure_future(self._wake.wait())}
-        if not self._in_flight:
-            waits.add(asyncio.ensure_future(self._clock.sleep(self._sleep_seconds())))
+        woken = self._woken
+        if woken is None or woken.done():  # one waiter for wake-ups, kept across waits
+            woken = self._woken = asyncio.ensure_future(self._wake.wait())
+        waits: set[asyncio.Future[Any]] = {woken, *self._in_flight}
+        if self._in_flight:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            return
+        sleep = asyncio.ensure_future(self._clock.sleep(self._sleep_seconds()))
         try:
-            await asyncio.wait(waits | set(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({*waits, sleep}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in waits:
-                task.cancel()
-            await asyncio.wait(waits)
+            sleep.cancel()
+            await asyncio.wait({sleep})
 
     def _sleep_seconds(self) -> float:
         now = self._clock.monotonic()
@@ -298,8 +305,9 @@ class PollingEngine:
             except Exception as error:
                 self._link.failed(internal_error_text(error), now)
                 due = now + self._interval
-        if due <= now:  # due now: waiting for the budget
-            due = now + self._bucket.seconds_until(DETECT_COST if self._link.server is None else 1)
+        if due <= now:  # due now: waiting for the budget, for a batch rather than a request at a time
+            due = now + self._bucket.seconds_until(DETECT_COST if self._link.server is None
+                                                   else self.settings.max_concurrency)
         return max(MIN_SLEEP_S, min(self._interval, due - now))
 
     def _collect(self) -> EngineUpdate | None:
@@ -349,8 +357,9 @@ class PollingEngine:
                 link.down(outcome.error, outcome.message, outcome.at, self._interval)
 
     async def _cancel_in_flight(self) -> None:
-        tasks = list(self._in_flight)
+        tasks: list[asyncio.Future[Any]] = [*self._in_flight, *([self._woken] if self._woken else [])]
         self._in_flight.clear()
+        self._woken = None
         for task in tasks:
             task.cancel()
         if tasks:

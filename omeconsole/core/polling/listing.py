@@ -13,7 +13,6 @@ is listed, including names the API cannot address (those are never asked about).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from omeconsole.core.polling.jobs import ListingJob
@@ -49,23 +48,25 @@ class ListingBook:
         self._listed: dict[ListingJob, float] = {}
         self._ended: dict[tuple[str, str], dict[str, Ended]] = {}
         self._next_expiry = math.inf
+        self._jobs: list[ListingJob] | None = None
+        """The listings worth asking for, worked out again only when the vhosts or apps change."""
 
     def listing(self) -> Listing:
         return self._tree
 
     # -- what is due ----------------------------------------------------------------------------
 
-    def jobs(self) -> Iterator[ListingJob]:
+    def jobs(self) -> list[ListingJob]:
         """Every listing worth asking for: the root, each addressable vhost's apps, each addressable
-        app's streams."""
-        yield ROOT
-        for vhost, apps in self._tree.items():
-            if not addressable_name(vhost):
-                continue
-            yield ListingJob(vhost)
-            for app in apps:
-                if addressable_name(app):
-                    yield ListingJob(vhost, app)
+        app's streams. Do not modify the list."""
+        if self._jobs is None:
+            jobs = [ROOT]
+            for vhost, apps in self._tree.items():
+                if addressable_name(vhost):
+                    jobs.append(ListingJob(vhost))
+                    jobs.extend(ListingJob(vhost, app) for app in apps if addressable_name(app))
+            self._jobs = jobs
+        return self._jobs
 
     def attempted_at(self, job: ListingJob) -> float:
         return self._attempted.get(job, -math.inf)
@@ -106,6 +107,7 @@ class ListingBook:
         if tuple(old) == names:
             return ListingChange()
         self._tree = {vhost: old.get(vhost, {}) for vhost in names}
+        self._jobs = None
         gone = tuple(NodePath(vhost) for vhost in old if vhost not in self._tree)
         for path in gone:
             self._drop_under(path.vhost, None)
@@ -117,6 +119,7 @@ class ListingBook:
             return ListingChange()
         apps = {app: old.get(app, _NO_STREAMS) for app in names}
         self._tree = {**self._tree, vhost: apps}
+        self._jobs = None
         gone = tuple(NodePath(vhost, app) for app in old if app not in apps)
         for path in gone:
             self._drop_under(vhost, path.app)

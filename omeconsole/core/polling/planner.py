@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from omeconsole.core.polling.jobs import InfoJob, Job, ListingJob, StatsJob
@@ -40,6 +40,13 @@ class Screen:
     """Nodes on screen (tree rows, the detail view's node and its parents, a child list)."""
     expanded: frozenset[NodePath] = frozenset()
     """Applications whose streams are on screen: their listings are kept fresh."""
+    askable: tuple[NodePath, ...] = field(init=False, compare=False)
+    """The visible nodes the API can be asked about (worked out once, not at every plan)."""
+    expanded_apps: frozenset[tuple[str, str | None]] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "askable", tuple(path for path in self.visible if path.addressable))
+        object.__setattr__(self, "expanded_apps", frozenset((path.vhost, path.app) for path in self.expanded))
 
 
 class PlanSource(Protocol):
@@ -72,7 +79,7 @@ class Room:
 
 def listing_every(job: ListingJob, screen: Screen, settings: PollSettings) -> float:
     """Root and vhost listings, and the streams of expanded apps, are "on screen"; other apps are not."""
-    if job.app is None or NodePath(job.vhost or "", job.app) in screen.expanded:
+    if job.app is None or (job.vhost, job.app) in screen.expanded_apps:
         return settings.listing_interval
     return settings.background_listing_interval
 
@@ -110,9 +117,8 @@ def plan(source: PlanSource, screen: Screen, room: Room, settings: PollSettings,
             (back if every > settings.listing_interval else front).append(job)
     for job in front:
         add(job)
-    others = [path for path in screen.visible
-              if path != selected and path.addressable and due(source.due_at(path, interval), interval)
-              and StatsJob(path) not in busy]
+    others = [path for path in screen.askable
+              if path != selected and due(source.due_at(path, interval), interval) and StatsJob(path) not in busy]
     others.sort(key=source.last_attempt)
     share = max(1, int((budget - len(jobs)) * settings.listing_share)) if others else budget
     for job in back[:share]:
@@ -126,13 +132,13 @@ def next_due(source: PlanSource, screen: Screen, now: float, interval: float, se
              busy: Collection[Job] = ()) -> float:
     """The earliest time something not already in flight becomes due (inf: nothing ever will)."""
     times: list[float] = []
-    selected = screen.selected
-    for path in ([selected] if selected is not None else []) + list(screen.visible):
-        if path.addressable and StatsJob(path) not in busy:
+    selected = screen.selected if screen.selected is not None and screen.selected.addressable else None
+    for path in ([selected] if selected is not None else []) + list(screen.askable):
+        if StatsJob(path) not in busy:
             at = source.due_at(path, interval, probe=path == selected)
             if at is not None:
                 times.append(at)
-    if selected is not None and selected.level == "stream" and selected.addressable:
+    if selected is not None and selected.level == "stream":
         at = source.info_due_at(selected, settings.listing_interval)
         if at is not None and InfoJob(selected) not in busy:
             times.append(at)
