@@ -226,6 +226,25 @@ async def test_the_first_complete_listing_freezes_what_was_allocated_so_far() ->
             gc.unfreeze()
 
 
+async def test_the_running_engine_freezes_what_exists_when_it_starts() -> None:
+    """Modules, the app and its screens: before any listing (here the server is not even there)."""
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=1)
+    gc.unfreeze()
+    async with fake.serving():
+        await fake.stop_listening()
+        async with fake.client() as client:
+            engine = PollingEngine(client, clock, PollSettings(freeze_gc=True), rng=random.Random(1))
+            task = asyncio.create_task(engine.run())
+            try:
+                await asyncio.wait_for(clock.parked(1), 10)
+                assert engine.connection.status == "unreachable" and gc.get_freeze_count() > 0
+            finally:
+                engine.stop()
+                await asyncio.wait_for(task, 10)
+                gc.unfreeze()
+
+
 @pytest.mark.parametrize("freeze", [False])
 async def test_without_the_setting_nothing_is_frozen(freeze: bool) -> None:
     clock = FakeClock()

@@ -204,6 +204,8 @@ class PollingEngine:
     async def run(self) -> None:
         """Polls until `stop()` (or cancellation); never raises for anything a server does."""
         self._stopped = False
+        if self.settings.freeze_gc:
+            gc.freeze()  # modules, the app and its screens live as long as the process: no collection scans them
         try:
             while not self._stopped:
                 self._wake.clear()
@@ -329,7 +331,7 @@ class PollingEngine:
         changed, tree_changed, first_listing = self._store.take_changes()
         if first_listing and self.settings.freeze_gc:
             gc.collect()
-            gc.freeze()  # everything so far is long-lived: full collections skip it from now on
+            gc.freeze()  # the listing, and what screens built from it, is long-lived: set it aside too
         state = self.connection
         key = (state.status, state.server, state.last_error, state.errors_total)
         connection_changed, self._link_key = key != self._link_key, key
