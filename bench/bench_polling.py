@@ -126,7 +126,6 @@ async def engine_worker(url: str, seconds: float, freeze: bool) -> dict[str, flo
             engine.set_visible(rows)
         await asyncio.sleep(max(0.0, 12 - (time.monotonic() - started)))  # the first listing, then steady
         before, cpu, start = Counter(counts), time.process_time(), time.monotonic()
-        pauses.pauses.clear()
         oldest = 0.0
         while time.monotonic() - start < seconds:
             await asyncio.sleep(0.5)
@@ -144,7 +143,7 @@ async def engine_worker(url: str, seconds: float, freeze: bool) -> dict[str, flo
             "info_per_s": sent.get("stream_info", 0.0), "cpu_ms_per_s": 1000 * cpu / elapsed,
             "cpu_ms_per_request": 1000 * cpu / max(1.0, total * elapsed), "oldest_visible_s": oldest,
             "streams_listed": float(sum(len(s) for apps in _streams_of(engine).values() for s in apps.values())),
-            **pauses.figures(elapsed)}
+            **pauses.figures(elapsed, since=start)}
 
 
 async def app_worker(url: str, seconds: float, freeze: bool) -> dict[str, float]:

@@ -214,7 +214,9 @@ class ConsoleApp(AdOpsActions, App[None]):
 
     def _redraw(self, tree_changed: bool, changed: frozenset[NodePath] | None) -> None:
         screen = self.screen if self.screen_stack else None
-        if isinstance(screen, LiveScreen) and screen.is_mounted:
+        # Shutting down, screens lose their widgets before the app's queue is drained: a report still in it
+        # (the engine answers a few times a second) has nothing to draw on then.
+        if isinstance(screen, LiveScreen) and screen.is_mounted and self.is_running:
             self._redrawn_at = self.clock.monotonic()
             screen.redraw(tree_changed=tree_changed, changed=changed)
 

@@ -19,7 +19,6 @@ import gc
 import logging
 import math
 import random
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -95,8 +94,6 @@ class PollingEngine:
         self._woken: asyncio.Future[Literal[True]] | None = None
         self._link_key: tuple[object, ...] = ()
         self.requests_sent = 0
-        self.requests_by_kind: Counter[str] = Counter()
-        """Requests sent per job kind ("StatsJob", "ListingJob", ...), for benchmarks."""
 
     # -- what the screens read ----------------------------------------------------------------------
 
@@ -271,7 +268,6 @@ class PollingEngine:
 
     def _start(self, job: Job, now: float, cost: int) -> None:
         self.requests_sent += cost
-        self.requests_by_kind[type(job).__name__] += cost
         task = asyncio.create_task(fetch(self._client, job, self._clock), name=f"polling {type(job).__name__}")
         self._in_flight[task] = (job, now)
 

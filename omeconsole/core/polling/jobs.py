@@ -42,13 +42,6 @@ class ListingJob:
     vhost: str | None = None
     app: str | None = None
 
-    @property
-    def parent(self) -> NodePath | None:
-        """The node whose children this lists (None: the server)."""
-        if self.vhost is None:
-            return None
-        return NodePath(self.vhost, self.app)
-
 
 @dataclass(frozen=True, slots=True)
 class DetectJob:
@@ -98,10 +91,6 @@ class Failed:
     def link_down(self) -> bool:
         """The failure is the server's as a whole (unreachable, timed out, refused token)."""
         return isinstance(self.error, LINK_ERRORS)
-
-    @property
-    def bug(self) -> bool:
-        return not isinstance(self.error, OmeError)
 
     @property
     def message(self) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
 
 from omeconsole.api.errors import NotFoundError
 from omeconsole.core.polling.budget import Backoff
@@ -28,7 +27,7 @@ from omeconsole.core.polling.jobs import (
     StatsJob,
     StatsRead,
 )
-from omeconsole.core.polling.listing import ROOT, ListingBook
+from omeconsole.core.polling.listing import ROOT, ListingBook, ListingChange
 from omeconsole.core.polling.rates import RateWindow
 from omeconsole.core.polling.settings import PollSettings
 from omeconsole.model.nodes import Listing, NodeState, NodeView
@@ -65,13 +64,6 @@ def _peak(peak: float | None, value: float | None) -> float | None:
     return value if peak is None or (value is not None and value > peak) else peak
 
 
-@dataclass(slots=True)
-class _Changes:
-    nodes: set[NodePath] = field(default_factory=set)
-    listing: bool = False
-    first_listing: bool = False
-
-
 class NodeStore:
     def __init__(self, settings: PollSettings, rng: random.Random) -> None:
         self._settings = settings
@@ -80,7 +72,9 @@ class NodeStore:
         self._records: dict[NodePath, _Record] = {}
         self._history = HistoryStore(settings.history_capacity, settings.chart_capacity,
                                      settings.keep_recent_histories)
-        self._changes = _Changes()
+        self._changed: set[NodePath] = set()
+        self._listing_changed = False
+        self._first_listing = False
         self._listing_was_complete = False
 
     # -- what the planner reads -----------------------------------------------------------------
@@ -135,7 +129,7 @@ class NodeStore:
                 self._read(path, self._record(path).rates.sample(stats, at))
             case InfoRead(InfoJob(path), info, _):
                 self._record(path).info = info
-                self._changes.nodes.add(path)
+                self._changed.add(path)
             case Listed(job, names, at):
                 self._listed(job, names, at)
             case Detected(_, detection, at):
@@ -165,41 +159,43 @@ class NodeStore:
         if sample.viewers is not None and (record.peak_viewers is None or sample.viewers > record.peak_viewers):
             record.peak_viewers = sample.viewers
         self._history.record(path, sample)
-        self._changes.nodes.add(path)
+        self._changed.add(path)
 
     def _listed(self, job: ListingJob, names: tuple[str, ...], at: float) -> None:
-        change = self.book.apply(job, names, at)
-        self._note(change.changed, change.gone, change.back, at)
+        self._note(self.book.apply(job, names, at), at)
 
-    def _note(self, changed: bool, gone: tuple[NodePath, ...], back: tuple[NodePath, ...], at: float) -> None:
-        if changed:
-            self._changes.listing = True
+    def _note(self, change: ListingChange, at: float) -> None:
+        """What a listing answer means for the records: gone is ended, listed again is live."""
+        if change.changed:
+            self._listing_changed = True
         watched = self._history.watched
-        for path in gone:
+        for path in change.gone:
+            affected = [path]
             if path.stream is None:  # a vhost or app went with everything under it: only what is watched stays
-                for under in [p for p in self._records if _under(p, path) and p not in watched]:
-                    del self._records[under]
-                    self._history.forget(under)
-            for under in [path] if path.stream is not None else [p for p in self._records if p == path
-                                                                  or _under(p, path)]:
-                record = self._records.get(under)
+                for under in [p for p in self._records if _under(p, path)]:
+                    if under in watched:
+                        affected.append(under)
+                    else:
+                        del self._records[under]
+                        self._history.forget(under)
+            for ended in affected:
+                record = self._records.get(ended)
                 if record is not None and record.ended_at is None:
                     record.ended_at = at
-                    self._changes.nodes.add(under)
-        for path in back:
+                    self._changed.add(ended)
+        for path in change.back:
             record = self._records.get(path)
             if record is not None and record.ended_at is not None:
                 record.ended_at = None
                 record.retry_at = record.info_at = -math.inf  # due at once
-                self._changes.nodes.add(path)
+                self._changed.add(path)
         if not self._listing_was_complete and self.book.complete():
-            self._listing_was_complete = self._changes.first_listing = True
+            self._listing_was_complete = self._first_listing = True
 
     def _failed(self, outcome: Failed, job: Job, error: Exception, at: float, interval: float) -> None:
         if isinstance(job, ListingJob):
             if isinstance(error, NotFoundError):
-                change = self.book.missing(job, at)
-                self._note(change.changed, change.gone, (), at)
+                self._note(self.book.missing(job, at), at)
             elif outcome.link_down:
                 self.book.make_due(job)  # asked again as soon as the link is back
             return
@@ -207,7 +203,7 @@ class NodeStore:
             return
         path = job.path
         record = self._record(path)
-        self._changes.nodes.add(path)
+        self._changed.add(path)
         if isinstance(error, NotFoundError):
             if record.ended_at is None:
                 record.ended_at = at
@@ -240,7 +236,7 @@ class NodeStore:
         """Ended streams kept long enough leave the listing; their records go unless watched."""
         expired = self.book.expire(now, self._settings.ended_keep_seconds)
         if expired:
-            self._changes.listing = True
+            self._listing_changed = True
         watched = self._history.watched
         for path in expired:
             if path not in watched:
@@ -261,8 +257,9 @@ class NodeStore:
 
     def take_changes(self) -> tuple[frozenset[NodePath], bool, bool]:
         """(changed nodes, listing changed, the first complete listing just arrived) since the last call."""
-        changes, self._changes = self._changes, _Changes()
-        return frozenset(changes.nodes), changes.listing, changes.first_listing
+        changes = (frozenset(self._changed), self._listing_changed, self._first_listing)
+        self._changed, self._listing_changed, self._first_listing = set(), False, False
+        return changes
 
     # -- views ----------------------------------------------------------------------------------
 
