@@ -27,6 +27,7 @@ import asyncio
 import gc
 import inspect
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -66,9 +67,10 @@ class GcPauses:
             self.pauses.append((info["generation"], time.perf_counter() - self._started))
             self.at.append(time.monotonic())
 
-    def figures(self, seconds: float, since: float = -1.0, prefix: str = "gc") -> dict[str, float]:
-        """Figures of the pauses that ended after `since` (time.monotonic), over `seconds`."""
-        kept = [(g, d) for (g, d), at in zip(self.pauses, self.at, strict=True) if at > since]
+    def figures(self, seconds: float, since: float = -math.inf, until: float = math.inf,
+                prefix: str = "gc") -> dict[str, float]:
+        """Figures of the pauses that ended between `since` and `until` (time.monotonic), over `seconds`."""
+        kept = [(g, d) for (g, d), at in zip(self.pauses, self.at, strict=True) if since < at <= until]
         full = [d for g, d in kept if g == 2]
         every = [d for _, d in kept]
         return {f"{prefix}_full_per_min": 60 * len(full) / seconds,
@@ -170,7 +172,7 @@ async def app_worker(url: str, seconds: float, freeze: bool) -> dict[str, float]
         cpu = time.process_time() - cpu
     gc.callbacks.remove(pauses)
     return {"cpu_ms_per_s": 1000 * cpu / elapsed, **pauses.figures(elapsed, since=start),
-            **pauses.figures(start - begun, prefix="startup")}
+            **pauses.figures(start - begun, until=start, prefix="startup")}
 
 
 async def rates_worker(fetches_per_s: int, seconds: float) -> dict[str, float]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import random
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -90,7 +91,7 @@ async def play(sim: RunningSimulator, engine: PollingEngine, console_clock: Fake
     truth = Truth(stream, sim.world.start_ms)
     engine.select(path)
     samples: list[tuple[float, Sample]] = []
-    fetch_every = round(1 / (fetches_per_s * STEP_S)) if fetches_per_s else 0
+    fetching = random.Random(fetches_per_s)  # fetches at seeded random instants, as players make them
     ticks_seen = -1
     async with httpx.AsyncClient(base_url=sim.publisher_url) as viewer:
         for step in range(round(seconds / STEP_S)):
@@ -99,7 +100,7 @@ async def play(sim: RunningSimulator, engine: PollingEngine, console_clock: Fake
             if sim.world.ticks_done != ticks_seen:
                 ticks_seen = sim.world.ticks_done
                 truth.note_tick(sim, now_s)
-            if fetch_every and step % fetch_every == fetch_every // 2:
+            if fetching.random() < fetches_per_s * STEP_S:
                 before = truth.read(sim)[1]
                 reply = await viewer.get(f"/{path.app}/{path.stream}/llhls.m3u8")
                 assert reply.status_code == 200
@@ -122,20 +123,30 @@ def _relative(ours: float | None, true: float) -> float:
     return abs(ours - true) / true
 
 
+def _window_before(truth: Truth, previous: Sample, sample: Sample, now_s: float) -> tuple[float, float]:
+    """The window an older console's rate covered, as (length, end in world seconds): between the two
+    readings' lastUpdatedTime when that moved (it divided by their difference), else between the polls."""
+    before, after = previous.stats.last_updated, sample.stats.last_updated
+    if before is not None and after is not None and (after - before).total_seconds() >= 0.05:
+        return (after - before).total_seconds(), truth.world_seconds(after)
+    return sample.at - previous.at, now_s
+
+
 def errors(run: Run) -> list[float]:
     """|ours - truth| / truth for every rate the console gave (in and out), over the window each rate
-    says it covers. A sample without `window_s` (an older console) covers the time since the previous one."""
+    says it covers. A sample without `window_s` (an older console) covers the time between its and the
+    previous reading's lastUpdatedTime (or between the two polls)."""
     out: list[float] = []
-    previous: float | None = None
+    previous: Sample | None = None
     for now_s, sample in run.samples:
         window = getattr(sample, "window_s", None)
         end = now_s
         if getattr(sample, "window_clock", None) == "server":
             assert sample.stats.last_recv is not None
             end = run.truth.world_seconds(sample.stats.last_recv)
-        if window is None and previous is not None and sample.rate_in_bps is not None:
-            window = now_s - previous
-        previous = now_s
+        elif window is None and previous is not None and sample.rate_in_bps is not None:
+            window, end = _window_before(run.truth, previous, sample, now_s)
+        previous = sample
         if window is None or now_s >= run.truth.ticks[-1][0]:
             continue  # no rate, or the world's next tick (which spreads over the window's end) is not in
         truth = run.truth.true_rate(end - window, end)

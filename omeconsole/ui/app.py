@@ -197,10 +197,16 @@ class ConsoleApp(AdOpsActions, App[None]):
             self._flush_redraw()  # until the first readings are on screen, every report is drawn at once
         elif self._flush_timer is None:
             # The engine reports after every request batch; the screen follows at most every gap.
-            self._flush_timer = self.set_timer(self._redraw_gap, self._flush_redraw)
+            self._flush_timer = self.set_timer(self._redraw_gap, self._timer_flush)
+
+    def _timer_flush(self) -> None:
+        self._flush_timer = None
+        self._flush_redraw()
 
     def _flush_redraw(self) -> None:
-        self._flush_timer = None
+        if self._flush_timer is not None:  # flushed before its timer: the timer would redraw again for nothing
+            self._flush_timer.stop()
+            self._flush_timer = None
         tree_changed, changed = self._held_tree, self._held_changed
         self._held_tree, self._held_changed = False, frozenset()
         self._redraw(tree_changed, changed)
