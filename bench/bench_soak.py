@@ -78,7 +78,7 @@ async def main_async(args: argparse.Namespace) -> list[dict[str, float]]:
         streams = await client.list_streams("default", "app000")
         selected = NodePath("default", "app000", streams[0])
         engine.select(selected)
-        engine.set_visible([NodePath("default", "app000", s) for s in streams[1:41]])
+        engine.set_on_screen([NodePath("default", "app000", s) for s in streams[1:41]], [NodePath("default", "app000")])
         stop = asyncio.Event()
         workers = [asyncio.create_task(engine.run()), asyncio.create_task(player(server, selected, stop)),
                    asyncio.create_task(sender(client, selected, stop))]

@@ -1,20 +1,26 @@
 """A tiny in-memory OME on a real loopback port, on the test's FakeClock, for engine and client tests.
 
 It can be made to do what the real simulator will not on demand: list 10,000 streams without
-start-up cost, restart a stream's counters, drop a stream, stop listening altogether (`down`), or
-answer any path with any behaviour of `loopback_server` (`replies`: a gzip bomb, a trickle, garbage,
-out-of-range numbers). Names in `tree` are data and may be anything (a `/`, empty, a lone surrogate).
-Every request is logged with the fake time it arrived, so tests can check the request budget.
+start-up cost, restart a stream's counters, drop a stream, stop listening altogether (`down`,
+`stop_listening()`), refuse the token, never answer (`stall`), answer a path with a proxy's HTML page,
+or answer any path with any behaviour of `loopback_server` (`replies`: a gzip bomb, a trickle,
+garbage). Names in `tree` are data and may be anything (a `/`, empty, a lone surrogate); any value of
+a statistics record can be replaced (`overrides`: 10**400 totals, negative counts, wrong types, absurd
+timestamps). Every request is logged with the fake time it arrived, so tests can check the budget.
+
+    async with FakeOme(clock).serving() as fake, fake.client() as client: ...
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import unquote
 
-from loopback_server import Answer, Behaviour, LoopbackServer, Request
+from loopback_server import Answer, Behaviour, LoopbackServer, Request, Stall
 
 from omeconsole.api.client import OmeClient
 from omeconsole.core.clock import FakeClock
@@ -37,6 +43,11 @@ class FakeOme:
     refuse_auth: bool = False
     broken: set[str] = field(default_factory=set)
     """URL paths answered with a proxy's HTML error page."""
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """"vhost/app/stream" (or "vhost", "vhost/app") -> fields replaced in its statistics record; a key
+    "providers.totalBytesIn" replaces inside the nested object."""
+    stall: bool = False
+    """True: every request is held open and never answered (a server that hangs)."""
     requests: list[tuple[float, str]] = field(default_factory=list)
     started: dict[tuple[str, str, str], float] = field(default_factory=dict)
     replies: dict[str, Behaviour] = field(default_factory=dict)
@@ -59,6 +70,23 @@ class FakeOme:
             if self._down:
                 self.server.stop()
         return self.server.url
+
+    @contextlib.asynccontextmanager
+    async def serving(self) -> AsyncIterator[FakeOme]:
+        """Listening for the block, stopped after it."""
+        assert self.url
+        try:
+            yield self
+        finally:
+            await self.aclose()
+
+    async def listen(self) -> None:
+        """Answering again (on the same port) after `stop_listening()`."""
+        self.down = False
+
+    async def stop_listening(self) -> None:
+        """Closes the port and every connection: clients see "connection refused" until `listen()`."""
+        self.down = True
 
     def client(self, timeout: float = 5.0, **options: Any) -> OmeClient:
         return OmeClient(self.url, self.token, timeout=timeout, **options)
@@ -96,21 +124,28 @@ class FakeOme:
     def _wall(self, monotonic: float) -> datetime:
         return self.clock.wall() - timedelta(seconds=self.clock.monotonic() - monotonic)
 
-    def _record(self, start: float, streams: int) -> dict[str, object]:
+    def _record(self, key: str, start: float, streams: int) -> dict[str, Any]:
         now = self.clock.monotonic()
         alive = now - start
         bytes_in, bytes_out = int(alive * IN_BYTES_PER_S * streams), int(alive * OUT_BYTES_PER_S * streams)
         created, updated = _iso(self._wall(start)), _iso(self._wall(now))
-        return {
+        record: dict[str, Any] = {
             "createdTime": created, "lastUpdatedTime": updated,
-            "providers": {"avgThroughputIn": IN_BYTES_PER_S * 8, "connections": {"rtmp": 1},
-                          "lastRecvTime": updated, "lastThroughputIn": IN_BYTES_PER_S,
-                          "maxThroughputIn": IN_BYTES_PER_S * 8, "totalBytesIn": bytes_in},
-            "publishers": {"avgThroughputOut": OUT_BYTES_PER_S * 8, "connections": {"llhls": 5},
-                           "lastSentTime": updated, "lastThroughputOut": OUT_BYTES_PER_S,
-                           "maxThroughputOut": OUT_BYTES_PER_S * 8, "maxTotalConnectionTime": created,
+            "providers": {"avgThroughputIn": IN_BYTES_PER_S * 8 * streams, "connections": {"rtmp": 1},
+                          "lastRecvTime": updated, "lastThroughputIn": IN_BYTES_PER_S * streams,
+                          "maxThroughputIn": IN_BYTES_PER_S * 8 * streams, "totalBytesIn": bytes_in},
+            "publishers": {"avgThroughputOut": OUT_BYTES_PER_S * 8 * streams, "connections": {"llhls": 5},
+                           "lastSentTime": updated, "lastThroughputOut": OUT_BYTES_PER_S * streams,
+                           "maxThroughputOut": OUT_BYTES_PER_S * 8 * streams, "maxTotalConnectionTime": created,
                            "maxTotalConnections": 5, "totalBytesOut": bytes_out, "totalConnections": 5},
         }
+        for name, value in self.overrides.get(key, {}).items():
+            target = record
+            *outer, leaf = name.split(".")
+            for part in outer:
+                target = target[part]
+            target[leaf] = value
+        return record
 
     @staticmethod
     def _ok(response: object) -> Answer:
@@ -125,6 +160,8 @@ class FakeOme:
         self.requests.append((self.clock.monotonic(), unquote(path)))
         if path in self.replies:
             return self.replies[path]
+        if self.stall:
+            return Stall()
         if self.refuse_auth:
             return Answer.json({"message": "[HTTP] Invalid credential (401)", "statusCode": 401}, 401,
                                headers={"WWW-Authenticate": 'Basic realm="OvenMediaEngine"'})
@@ -165,12 +202,13 @@ class FakeOme:
         vhost = self.tree.get(names[0]) if names else None
         if vhost is None:
             return self._missing(f"Could not find the virtual host: [{'/'.join(names[:1])}]")
+        key = "/".join(names)
         if len(names) == 1:
-            return self._ok(self._record(self._boot, sum(len(s) for s in vhost.values())))
+            return self._ok(self._record(key, self._boot, sum(len(s) for s in vhost.values())))
         if names[1] not in vhost:
             return self._missing(f"Could not find the application: [{names[0]}/{names[1]}]")
         if len(names) == 2:
-            return self._ok(self._record(self._boot, len(vhost[names[1]])))
+            return self._ok(self._record(key, self._boot, len(vhost[names[1]])))
         if names[2] not in vhost[names[1]]:
-            return self._missing(f"Could not find the stream: [{'/'.join(names)}]")
-        return self._ok(self._record(self.started.get((names[0], names[1], names[2]), self._boot), 1))
+            return self._missing(f"Could not find the stream: [{key}]")
+        return self._ok(self._record(key, self.started.get((names[0], names[1], names[2]), self._boot), 1))

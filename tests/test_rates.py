@@ -1,76 +1,75 @@
-"""Rates when the console polls faster than the server updates: no new information is not zero traffic."""
+"""Rates held to the truth: real playlist fetches against the simulator between polls, one fake clock for the
+world and the console, and the console's rate compared with the traffic's true rate over the window it
+says it covers.
+
+Tolerance: 1 % of the true rate for a stream people watch (in and out). For a stream nobody watches,
+its out is only the fetched playlists, counted by the simulator at once while its ticks count ingest once
+a second: there the bound is 1 % plus one second's fetched bytes at each end of the window.
+"""
 
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime, timedelta
 
-from conftest import running_simulator
+import pytest
+from conftest import TEST_TOKEN, running_simulator
+from rate_truth import Run, errors, play
 
 from omeconsole.api.client import OmeClient
 from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
-from omeconsole.core.polling.rates import SERVER_STILL_S, make_sample
 from omeconsole.model.paths import NodePath
-from omeconsole.model.readings import NodeStats
-from simulator.world.clock import ManualClock
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-def stats(bytes_in: int, bytes_out: int, updated_s: float) -> NodeStats:
-    return NodeStats(created=T0, last_updated=T0 + timedelta(seconds=updated_s), total_bytes_in=bytes_in,
-                     total_bytes_out=bytes_out, connections_in=None, connections_out={}, total_connections=1,
-                     max_total_connections=1, max_total_connection_time=T0, avg_throughput_in_bps=0,
-                     avg_throughput_out_bps=0, max_throughput_in_bps=0, max_throughput_out_bps=0,
-                     last_throughput_in_bytes=0, last_throughput_out_bytes=0)
+WATCHED = NodePath("default", "app", "stream")  # 4.5 Mb/s, about 45 viewers
+UNWATCHED = NodePath("default", "app", "backup")  # 6 Mb/s in, nobody watching
+TOLERANCE = 0.01
 
 
-def test_a_poll_between_two_server_updates_keeps_the_previous_rate() -> None:
-    first = make_sample(None, stats(0, 0, 0), at=10.0)
-    moved = make_sample(first, stats(1_000_000, 2_000_000, 1), at=11.0)
-    assert (moved.rate_in_bps, moved.rate_out_bps) == (8_000_000, 16_000_000)
-    again = make_sample(moved, stats(1_000_000, 2_000_000, 1), at=11.5)  # the server has not updated yet
-    assert (again.rate_in_bps, again.rate_out_bps) == (8_000_000, 16_000_000)
-    later = make_sample(again, stats(2_500_000, 2_500_000, 2), at=12.0)
-    assert (later.rate_in_bps, later.rate_out_bps) == (12_000_000, 4_000_000)
+async def run_against_the_simulator(path: NodePath, fetches_per_s: int, interval_steps: int,
+                                    seconds: float = 30.0) -> Run:
+    clock = FakeClock()
+    async with running_simulator(clock=clock) as sim, OmeClient(sim.api_url, TEST_TOKEN) as client:
+        engine = PollingEngine(client, clock, PollSettings(interval=interval_steps / 10), rng=random.Random(1))
+        return await play(sim, engine, clock, path, fetches_per_s=fetches_per_s, seconds=seconds,
+                          interval_steps=interval_steps, offset_steps=3)
 
 
-def test_a_first_reading_polled_again_before_an_update_still_has_no_rate() -> None:
-    first = make_sample(None, stats(500, 500, 0), at=10.0)
-    again = make_sample(first, stats(500, 500, 0), at=10.4)
-    assert again.rate_in_bps is None and again.rate_out_bps is None
+@pytest.mark.parametrize("fetches_per_s", [0, 2, 10])
+async def test_playlist_fetches_between_polls_never_move_the_rate(fetches_per_s: int) -> None:
+    run = await run_against_the_simulator(WATCHED, fetches_per_s, interval_steps=10)
+    if fetches_per_s:
+        assert len(run.truth.fetched) >= fetches_per_s * 29  # the fetches did happen, and moved the counters
+        assert all(size > 0 for _, size in run.truth.fetched)
+    rated = errors(run)
+    assert len(rated) >= 2 * 25
+    assert max(rated) <= TOLERANCE, max(rated)
+    assert not any(sample.disagree for _, sample in run.samples)  # and the server's own figures agree
 
 
-def test_traffic_that_stopped_reads_zero_once_the_server_stays_still() -> None:
-    sample = make_sample(make_sample(None, stats(0, 0, 0), at=0.0), stats(1_000, 1_000, 1), at=1.0)
-    assert sample.rate_in_bps == 8_000
-    at = 1.0
-    while at - 1.0 < SERVER_STILL_S - 0.5:  # polled every half second: the server says nothing new
-        at += 0.5
-        sample = make_sample(sample, stats(1_000, 1_000, 1), at=at)
-        assert sample.rate_in_bps == 8_000
-    sample = make_sample(sample, stats(1_000, 1_000, 1), at=1.0 + SERVER_STILL_S)
-    assert sample.rate_in_bps == 0.0 and sample.rate_out_bps == 0.0  # still for long enough: no traffic
-    # a session change moves lastUpdatedTime without bytes: that is zero traffic, said by the server itself
-    quiet = make_sample(make_sample(None, stats(0, 0, 0), at=0.0), stats(0, 0, 1), at=0.5)
-    assert quiet.rate_in_bps == 0.0
+@pytest.mark.parametrize("interval_steps", [5, 7, 13])
+async def test_polls_at_any_phase_of_the_servers_counter_steps_give_the_true_rate(interval_steps: int) -> None:
+    """Every 0.5, 0.7 and 1.3 s: a window on the console's clock would hold one counter step more or less
+    than its length (0.7 s polls, 5 s windows: 5.6 s with 5 or 6 steps); on the server's ingress clock it
+    holds whole steps."""
+    run = await run_against_the_simulator(WATCHED, 10, interval_steps)
+    rated = errors(run)
+    assert max(rated) <= TOLERANCE, max(rated)
+    assert {sample.window_clock for _, sample in run.samples if sample.window_s} == {"server"}
+    assert not any(sample.disagree for _, sample in run.samples)
 
 
-async def test_the_engine_polling_twice_per_server_tick_never_shows_a_bogus_zero() -> None:
-    sim_clock, clock = ManualClock(), FakeClock()
-    async with running_simulator(clock=sim_clock) as sim, OmeClient(sim.api_url, "test-token") as client:
-        engine = PollingEngine(client, clock, PollSettings(interval=0.5), rng=random.Random(3))
-        watched = next(s for s in sim.world.live_streams() if s.name == "stream")
-        path = NodePath(watched.vhost, watched.app, watched.name)
-        engine.select(path)
-        for _ in range(12):  # the server's counters move once a second; the console asks twice a second
-            await engine.poll_cycle()
-            sim_clock.advance(0.5)
-            clock.advance(0.5)
-        history = engine.node(path).history
-        rated = [s for s in history if s.rate_in_bps is not None]
-        assert len(history) >= 10 and len(rated) >= len(history) - 2
-        for sample in rated:
-            assert sample.rate_in_bps == sample.stats.avg_throughput_in_bps > 0
-            assert sample.rate_out_bps == sample.stats.avg_throughput_out_bps
+async def test_a_stream_nobody_watches_shows_its_ingest_and_its_fetched_playlists() -> None:
+    run = await run_against_the_simulator(UNWATCHED, 10, interval_steps=7)
+    per_second = 8 * sum(size for _, size in run.truth.fetched) / 30  # bits a second of fetched playlists
+    checked = 0
+    for now_s, sample in run.samples:
+        if sample.window_s is None or now_s >= run.truth.ticks[-1][0]:
+            continue
+        assert sample.stats.last_recv is not None
+        end = run.truth.world_seconds(sample.stats.last_recv)
+        true_in, true_out = run.truth.true_rate(end - sample.window_s, end)
+        assert sample.rate_in_bps == pytest.approx(true_in, rel=TOLERANCE)
+        assert sample.rate_out_bps is not None
+        assert abs(sample.rate_out_bps - true_out) <= TOLERANCE * true_out + 2 * per_second / sample.window_s
+        checked += 1
+    assert checked >= 30 and per_second > 0

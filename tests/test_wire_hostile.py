@@ -258,14 +258,10 @@ async def test_unaddressable_names_are_listed_as_data_and_never_requested() -> N
 async def test_absurd_numbers_in_a_live_reply_become_invalid_fields() -> None:
     clock = FakeClock()
     fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=1)
-    path = "/v2/stats/current/vhosts/vh0/apps/app0/streams/s0"
-    record = fake._record(clock.monotonic(), 1)
-    record["providers"]["totalBytesIn"] = 10**400  # type: ignore[index]
-    record["publishers"]["totalConnections"] = -3  # type: ignore[index]
-    record["createdTime"] = "9999-12-31T23:59:59-23:59"
-    text = json.dumps({"message": "OK", "response": record, "statusCode": 200}).replace(
-        '"lastThroughputIn": 500000', '"lastThroughputIn": NaN')
-    fake.replies[path] = Answer(200, text.encode(), {"Content-Type": "application/json"})
+    fake.overrides["vh0/app0/s0"] = {
+        "providers.totalBytesIn": 10**400, "publishers.totalConnections": -3,
+        "createdTime": "9999-12-31T23:59:59-23:59", "providers.lastThroughputIn": float("nan"),
+    }
     try:
         async with fake.client() as client:
             stats = await client.stats(NodePath("vh0", "app0", "s0"))

@@ -122,23 +122,8 @@ def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | No
                       theme_dirs=[BUILTIN_THEME_DIR], export_dir=tmp_path / "exports")
 
 
-class ParkingClock(FakeClock):
-    """A FakeClock that can be awaited until N sleepers are parked on it (the console has caught up)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._parked: asyncio.Event | None = None
-
-    async def sleep(self, seconds: float) -> None:
-        if self._parked is not None:
-            self._parked.set()
-        await super().sleep(seconds)
-
-    async def parked(self, sleepers: int) -> None:
-        while self.sleepers < sleepers:
-            self._parked = asyncio.Event()
-            await self._parked.wait()
-            await asyncio.sleep(0)  # let the sleep that woke us register its future
+ParkingClock = FakeClock
+"""The console's FakeClock, which can be awaited until N sleepers are parked on it (`parked`)."""
 
 
 class Driver:

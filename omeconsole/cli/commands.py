@@ -10,9 +10,8 @@ from omeconsole.cli import exit_codes
 from omeconsole.cli import format as fmt
 from omeconsole.cli.output import complain, say
 from omeconsole.core.clock import Clock
-from omeconsole.core.polling.rates import make_sample
+from omeconsole.core.polling.rates import RateWindow
 from omeconsole.model.paths import NodePath
-from omeconsole.model.readings import Sample
 
 
 class UsageError(Exception):
@@ -63,7 +62,7 @@ async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock) -
         return exit_codes.OK
     if args.interval <= 0 or (args.count is not None and args.count < 1):
         raise UsageError("--interval must be positive and --count at least 1")
-    previous: Sample | None = None
+    window = RateWindow()
     shown = 0
     while args.count is None or shown < args.count:
         if shown:
@@ -74,13 +73,13 @@ async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock) -
         except (UnreachableError, RequestTimeout) as error:
             complain(f"{error} (still watching)")
             continue
-        previous = make_sample(previous, stats, clock.monotonic())
+        sample = window.sample(stats, clock.monotonic())
         if style == "json":
-            say(fmt.sample_json(path, previous))
+            say(fmt.sample_json(path, sample))
         elif style == "line":
-            say(fmt.stats_line(path, stats, previous, clock.wall()))
+            say(fmt.stats_line(path, stats, sample, clock.wall()))
         else:
-            say(fmt.stats_text(path, stats, client.server_info, previous) + "\n")
+            say(fmt.stats_text(path, stats, client.server_info, sample) + "\n")
     return exit_codes.OK
 
 

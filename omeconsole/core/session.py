@@ -45,23 +45,25 @@ class Session:
 Connector = Callable[[Settings], Session]
 
 
-def poll_settings(settings: Settings) -> PollSettings:
+def poll_settings(settings: Settings, *, freeze_gc: bool = False) -> PollSettings:
     return PollSettings(interval=settings.interval, listing_interval=settings.listing_interval,
                         request_budget=settings.request_budget, max_concurrency=settings.max_concurrency,
-                        history_seconds=settings.history_seconds)
+                        history_seconds=settings.history_seconds, ended_keep_seconds=settings.history_seconds,
+                        freeze_gc=freeze_gc)
 
 
 def connector(clock: Clock, *, rng: random.Random | None = None, transport: Transport | None = None,
-              audit_path: Path | None = None, demo: bool = False) -> Connector:
+              audit_path: Path | None = None, demo: bool = False, freeze_gc: bool = False) -> Connector:
     """The real thing: a client over HTTP, an engine on `clock`, ad operations with their audit log.
 
-    Sends go to `audit_path`, else the user's audit log, or its demo twin for the embedded simulator."""
+    Sends go to `audit_path`, else the user's audit log, or its demo twin for the embedded simulator.
+    `freeze_gc`: the console process's own connector sets it (see `PollSettings.freeze_gc`); tests do not."""
 
     def connect(settings: Settings) -> Session:
         token = settings.token_value()
         client = OmeClient(settings.api_url, token or "", timeout=settings.timeout,
                            verify=not settings.insecure, transport=transport)
-        engine = PollingEngine(client, clock, poll_settings(settings), rng=rng)
+        engine = PollingEngine(client, clock, poll_settings(settings, freeze_gc=freeze_gc), rng=rng)
         context = ServerContext(api_url=client.api_url, profile=settings.profile, read_only=settings.read_only,
                                 demo=demo)
         audit = AuditLog(audit_path or default_audit_path(demo=demo))

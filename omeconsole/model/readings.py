@@ -48,9 +48,9 @@ class NodeStats:
 class Sample:
     """One poll of one node. `at` is the console clock's monotonic seconds when the reply arrived.
 
-    Rates are bits per second computed by the console from byte totals; None where no honest rate
-    exists (the first sample of a node, right after a counter reset, an invalid total), so that
-    charts show a gap, not a spike.
+    Rates are bits per second computed by the console from byte totals over `window_s` seconds of one
+    clock (see `core/polling/rates.py`); None where no honest rate exists (the first seconds of a node,
+    right after a counter reset, an invalid total), so that charts show a gap, not a spike.
     """
 
     at: float
@@ -58,8 +58,13 @@ class Sample:
     rate_out_bps: float | None
     viewers: int | None
     stats: NodeStats
-    update_seen_at: float | None = None
-    """The console time this reading's lastUpdatedTime was first seen (None: `at`)."""
+    window_s: float | None = None
+    """Seconds the rates average over (None: no rate), on `window_clock`."""
+    window_clock: str | None = None
+    """"server": the server's ingress clock (lastRecvTime), the window ending at this reading's lastRecvTime;
+    "console": the console's clock, the window ending at `at`."""
+    disagree: frozenset[str] = frozenset()
+    """Directions ("in", "out") where the server's own avg/max throughput disagrees with these rates."""
 
 
 @dataclass(frozen=True, slots=True)

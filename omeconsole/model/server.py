@@ -41,6 +41,12 @@ class LinkState:
     failures: int = 0
     """Consecutive failed attempts of the link as a whole."""
     errors_per_minute: float = 0.0
+    """Failed requests (and internal errors) in the last 60 s of console time."""
     last_error: str | None = None
+    """The last failure in words (server text: display it through text.visible)."""
     last_error_at: float | None = None
     last_success_at: float | None = None
+    """When a request last succeeded; "connected" is never said when that is more than two intervals
+    old while requests fail or hang."""
+    errors_total: int = 0
+    """Failed requests and internal errors since this link was made."""

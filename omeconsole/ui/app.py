@@ -26,8 +26,8 @@ from omeconsole.core.config import ConfigError, Settings, config_path, load_sett
 from omeconsole.core.export import export_directory, write_history
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
 from omeconsole.core.session import Connector, Session, connector
-from omeconsole.core.tree_model import Branch, SortOrder, arrange, children_in, with_ended
-from omeconsole.model.nodes import NodeState, NodeView
+from omeconsole.core.tree_model import Branch, SortOrder, arrange, children_in
+from omeconsole.model.nodes import NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState
 from omeconsole.ui import badges
@@ -105,8 +105,7 @@ class ConsoleApp(AdOpsActions, App[None]):
         self.session: Session | None = None
         self._chosen: NodePath | None = None
         self._visible: tuple[NodePath, ...] = ()
-        self._ended: dict[NodePath, float] = {}
-        self._live_streams: set[tuple[str, str, str]] = set()
+        self._expanded: frozenset[NodePath] = frozenset()
         self._last_sorted = -math.inf
         self._prompted_session: Session | None = None
         self._connected_at = clock.monotonic()
@@ -161,8 +160,7 @@ class ConsoleApp(AdOpsActions, App[None]):
         self._connected_at = self.clock.monotonic()
         self._chosen = None
         self._visible = ()
-        self._ended.clear()
-        self._live_streams.clear()
+        self._expanded = frozenset()
         self._labels.clear()
         self.run_worker(session.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
         if previous is not None:
@@ -191,8 +189,6 @@ class ConsoleApp(AdOpsActions, App[None]):
 
     @on(DataChanged)
     def _data_changed(self, message: DataChanged) -> None:
-        if message.tree_changed:
-            self._track_ended()
         if message.connection_changed:
             self._connection_changed()
         self._held_tree = self._held_tree or message.tree_changed
@@ -201,10 +197,16 @@ class ConsoleApp(AdOpsActions, App[None]):
             self._flush_redraw()  # until the first readings are on screen, every report is drawn at once
         elif self._flush_timer is None:
             # The engine reports after every request batch; the screen follows at most every gap.
-            self._flush_timer = self.set_timer(self._redraw_gap, self._flush_redraw)
+            self._flush_timer = self.set_timer(self._redraw_gap, self._timer_flush)
+
+    def _timer_flush(self) -> None:
+        self._flush_timer = None
+        self._flush_redraw()
 
     def _flush_redraw(self) -> None:
-        self._flush_timer = None
+        if self._flush_timer is not None:  # flushed before its timer: the timer would redraw again for nothing
+            self._flush_timer.stop()
+            self._flush_timer = None
         tree_changed, changed = self._held_tree, self._held_changed
         self._held_tree, self._held_changed = False, frozenset()
         self._redraw(tree_changed, changed)
@@ -218,27 +220,11 @@ class ConsoleApp(AdOpsActions, App[None]):
 
     def _redraw(self, tree_changed: bool, changed: frozenset[NodePath] | None) -> None:
         screen = self.screen if self.screen_stack else None
-        if isinstance(screen, LiveScreen) and screen.is_mounted:
+        # Shutting down, screens lose their widgets before the app's queue is drained: a report still in it
+        # (the engine answers a few times a second) has nothing to draw on then.
+        if isinstance(screen, LiveScreen) and screen.is_mounted and self.is_running:
             self._redrawn_at = self.clock.monotonic()
             screen.redraw(tree_changed=tree_changed, changed=changed)
-
-    def _track_ended(self) -> None:
-        """Streams gone from the listing stay in the tree as "ended" (with their history) for a while."""
-        now = self.clock.monotonic()
-        # Plain tuples: this runs on every listing change, and building 10,000 NodePaths each time
-        # cost several per cent of a core on a large server. Paths are made only for what changed.
-        live = {(v, a, s) for v, apps in self.engine.tree().items() for a, names in apps.items() for s in names}
-        for gone in self._live_streams - live:
-            path = NodePath(*gone)
-            if self.engine.node(path).state is NodeState.ENDED:
-                self._ended.setdefault(path, now)
-        for path in [p for p in self._ended if (p.vhost, p.app, p.stream) in live]:
-            del self._ended[path]
-        keep_for = self.settings.history_seconds
-        for path, since in list(self._ended.items()):
-            if now - since > keep_for:
-                del self._ended[path]
-        self._live_streams = live
 
     def _connection_changed(self) -> None:
         connection = self.engine.connection
@@ -273,7 +259,9 @@ class ConsoleApp(AdOpsActions, App[None]):
         return label
 
     def listing(self) -> dict[str, dict[str, list[str]]]:
-        return with_ended(self.engine.tree(), self._ended)
+        """The engine's listing as the tree model takes it: live streams, then those that ended."""
+        return {v: {a: [*streams.live, *streams.ended] for a, streams in apps.items()}
+                for v, apps in self.engine.listing().items()}
 
     def arranged(self) -> tuple[Branch, ...]:
         self._last_sorted = self.clock.monotonic()
@@ -292,11 +280,12 @@ class ConsoleApp(AdOpsActions, App[None]):
             self._chosen = path
             self.engine.select(path)
 
-    def engine_visible(self, paths: Iterable[NodePath]) -> None:
-        visible = tuple(paths)
-        if visible != self._visible and self.session is not None:
-            self._visible = visible
-            self.engine.set_visible(visible)
+    def engine_visible(self, paths: Iterable[NodePath], expanded: Iterable[NodePath] = ()) -> None:
+        """What the screen in front shows, and which applications' streams it lists: all that is polled."""
+        visible, opened = tuple(paths), frozenset(expanded)
+        if (visible, opened) != (self._visible, self._expanded) and self.session is not None:
+            self._visible, self._expanded = visible, opened
+            self.engine.set_on_screen(visible, opened)
 
     @property
     def pending_selection(self) -> NodePath | None:
@@ -328,7 +317,7 @@ class ConsoleApp(AdOpsActions, App[None]):
             return "waiting for the server…"
         if self.filter_text:
             return f"nothing matches the filter {self.filter_text!r} (Esc clears it)"
-        return "no virtual hosts on this server yet" if not self.engine.tree() else "select a node"
+        return "no virtual hosts on this server yet" if not self.engine.listing() else "select a node"
 
     def status_line(self, selected: NodePath | None) -> StatusLine:
         now = self.clock.monotonic()
@@ -440,7 +429,7 @@ class ConsoleApp(AdOpsActions, App[None]):
 
 
 def _default_connector(clock: Clock) -> Connector:
-    return connector(clock)
+    return connector(clock, freeze_gc=True)
 
 
 def run_app(settings: Settings, *, select: str | None = None, connector: Connector | None = None,

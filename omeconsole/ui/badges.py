@@ -18,6 +18,7 @@ STATE_MARKS: dict[NodeState, tuple[str, str]] = {
     NodeState.ENDED: ("■", "ended"),
     NodeState.STALE: ("▲", "stale"),
     NodeState.UNKNOWN: ("?", "waiting"),
+    NodeState.UNADDRESSABLE: ("⊘", "unaddressable"),
 }
 """Symbol and word per state; the colour only reinforces them."""
 

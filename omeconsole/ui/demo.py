@@ -35,7 +35,7 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
             "token": SecretStr(simulator.access_token), "profile": None,
         })
         clock = clock or SystemClock()
-        app = ConsoleApp(demo_settings, connector(clock, demo=True), clock,
+        app = ConsoleApp(demo_settings, connector(clock, demo=True, freeze_gc=True), clock,
                          select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP,
                          chart_gap=CHART_GAP)
         app.sub_title = f"demo: simulated server at {simulator.api_url} ({scenario})"

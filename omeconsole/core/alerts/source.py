@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
-from omeconsole.model.nodes import AppStreams, Listing, NodeView
+from omeconsole.model.nodes import Listing, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState
 
@@ -56,20 +56,13 @@ class EngineSource:
 
     def __init__(self, engine: PollingEngine) -> None:
         self._engine = engine
-        self._tree: object = None
-        self._listing: Listing = {}
 
     @property
     def connection(self) -> LinkState:
         return self._engine.connection
 
     def listing(self) -> Listing:
-        tree = self._engine.tree()
-        if tree is not self._tree:  # the engine's tree is copy-on-write: same object, same listing
-            self._listing = {vhost: {app: AppStreams(tuple(streams)) for app, streams in apps.items()}
-                             for vhost, apps in tree.items()}
-            self._tree = tree
-        return self._listing
+        return self._engine.listing()
 
     def node(self, path: NodePath) -> NodeView:
         return self._engine.node(path)
@@ -81,7 +74,8 @@ class EngineSource:
         self._engine.add_listener(forward)
 
     def watch(self, paths: Iterable[NodePath]) -> None:
-        self._engine.set_visible(paths)
+        watched = list(paths)
+        self._engine.set_on_screen(watched, expanded=[p for p in watched if p.level == "app"])
 
 
 class Observed:

@@ -40,8 +40,7 @@ class EngineSampleSource:
             for path in update.changed:
                 self._observe(path, sink)
 
-        self.engine.add_listener(listener)
-        return lambda: self.engine.remove_listener(listener)
+        return self.engine.add_listener(listener)
 
     def _observe(self, path: NodePath, sink: ObservationSink) -> None:
         view = self.engine.node(path)
@@ -64,9 +63,9 @@ class EngineSampleSource:
     def listed(self) -> list[NodePath]:
         """Every node the engine's listings hold now (vhosts, apps, streams) that the API can be asked about."""
         paths: list[NodePath] = []
-        for vhost, apps in self.engine.tree().items():
+        for vhost, apps in self.engine.listing().items():
             paths.append(NodePath(vhost))
             for app, streams in apps.items():
                 paths.append(NodePath(vhost, app))
-                paths.extend(NodePath(vhost, app, stream) for stream in streams)
+                paths.extend(NodePath(vhost, app, stream) for stream in streams.live)
         return [path for path in paths if path.addressable]

@@ -55,16 +55,16 @@ class Recorder:
     def _follow_listing(self, update: EngineUpdate) -> None:
         if update.tree_changed or update.connection_changed:
             self._listed = self._source.listed()
-            self.engine.set_visible(self._listed)
+            self.engine.set_on_screen(self._listed, expanded=[p for p in self._listed if p.level == "app"])
 
     def attach(self) -> Callable[[], None]:
         """Starts recording whatever the engine polls; returns the function that stops it (the engine's
         own `run()` is the caller's, as in the console)."""
         unsubscribe = self._source.subscribe(self._store)
-        self.engine.add_listener(self._follow_listing)
+        stop_following = self.engine.add_listener(self._follow_listing)
 
         def detach() -> None:
-            self.engine.remove_listener(self._follow_listing)
+            stop_following()
             unsubscribe()
 
         return detach

@@ -1,172 +1,130 @@
-"""The polling engine: keeps what the operator looks at fresh without hammering the server.
+"""The polling engine: the façade the UI and the CLI use, and the loop that keeps what is on screen fresh.
 
-Each cycle plans its requests under a global budget (a token bucket): first the selected node
-(every interval), then a slice of the listing pass (about every 10 s, spread over cycles), then the
-other watched nodes, oldest reading first, so they are refreshed round-robin when the budget cannot
-cover them all. Requests run with bounded concurrency. Failures back off with jitter and recover by
-themselves; a stream that vanished is marked ENDED and keeps its history, and is LIVE again (same
-history) as soon as it answers or is listed again.
+A screen says what it shows (`select`, `set_on_screen`); the loop asks the planner what is due, sends
+it under the request budget with bounded concurrency, and applies each answer as it arrives to the
+node store and the link; listeners get one `EngineUpdate` per batch of answers. Nothing a server says,
+and no bug in one job, ends the loop: failures are counted and shown on the link (`connection`).
 
-Back-off has two depths, because the operator must see a server come back within two intervals while
-a failing server must not be hammered:
-- the probe (the one request the engine sends while the link is down, and the selected node's own
-  poll) backs off with jitter but never beyond one interval, so it is retried at least once per
-  interval: one cheap request per interval to a down server;
-- bulk work (the other watched nodes, listings) is not sent at all while the link is down, and a node
-  that keeps failing on its own backs off exponentially with jitter up to `backoff_cap`.
+Time is the injected clock's. Between answers the loop sleeps until the next thing is due, so a
+changed interval, a selection, `refresh_now()` or `stop()` take effect at once (they wake it). While
+requests are in flight it waits for them rather than the clock, so an engine parked on its clock has
+nothing in flight.
 """
 
 from __future__ import annotations
 
 import asyncio
+import enum
+import gc
 import logging
+import math
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from omeconsole.api.client import DETECTION_REQUESTS, OmeClient
-from omeconsole.api.errors import AuthError, NotFoundError, OmeError, RequestTimeout, UnreachableError
+from omeconsole.api.errors import NotFoundError
 from omeconsole.core.clock import Clock
 from omeconsole.core.polling.budget import Backoff, TokenBucket
-from omeconsole.core.polling.discovery import ListingJob, ListingOutcome, ListingWalker, Tree
-from omeconsole.core.polling.history import HistoryStore
-from omeconsole.core.polling.rates import make_sample
-from omeconsole.model.nodes import NodeState, NodeView
+from omeconsole.core.polling.jobs import Detected, DetectJob, Failed, Job, Outcome, fetch, internal_error_text
+from omeconsole.core.polling.link import Link
+from omeconsole.core.polling.planner import Room, Screen, listing_every, next_due, plan
+from omeconsole.core.polling.settings import PollSettings
+from omeconsole.core.polling.store import NodeStore
+from omeconsole.model.nodes import Listing, NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.model.readings import NodeStats, Sample, StreamInfo
-from omeconsole.model.server import LinkState, LinkStatus, ServerInfo
+from omeconsole.model.server import LinkState, ServerInfo
+
+__all__ = ["EngineUpdate", "PollSettings", "PollingEngine", "Refresh"]
 
 log = logging.getLogger("omeconsole.engine")
 
-_LINK_ERRORS = (UnreachableError, RequestTimeout, AuthError)
-"""Errors that say the server as a whole cannot be used right now (not one node's problem)."""
-
-
-@dataclass(frozen=True)
-class PollSettings:
-    interval: float = 1.0
-    listing_interval: float = 10.0
-    request_budget: float = 20.0
-    """Requests per second, all kinds together."""
-    max_concurrency: int = 4
-    history_seconds: float = 600.0
-    keep_recent_histories: int = 16
-    listing_share: float = 0.5
-    """At most this share of a cycle's requests goes to listings while watched nodes wait."""
-    backoff_base: float = 1.0
-    backoff_cap: float = 30.0
-
-    def __post_init__(self) -> None:
-        if min(self.interval, self.listing_interval, self.request_budget, self.history_seconds) <= 0:
-            raise ValueError("intervals, the request budget and the history length must be positive")
-        if self.max_concurrency < 1:
-            raise ValueError("at least one request must be allowed at a time")
-
-
-@dataclass(frozen=True)
-class EngineUpdate:
-    changed: frozenset[NodePath] = frozenset()
-    tree_changed: bool = False
-    connection_changed: bool = False
-
-
-@dataclass(slots=True)
-class _Record:
-    """What the engine keeps per polled node (the latest sample lives here, history elsewhere)."""
-
-    latest: Sample | None = None
-    error: str | None = None
-    ended: bool = False
-    next_due: float = 0.0
-    last_attempt: float = float("-inf")
-    failures: int = 0
-    info: StreamInfo | None = None
-    info_due: float = 0.0
+STALE_PERIODS = 2.5
+"""A node is STALE after this many of its polling periods without a successful read: two missed polls,
+plus half a period for the reply of the third to arrive."""
+DETECT_COST = DETECTION_REQUESTS
+"""Requests a detection may take (version, listing, the v2 and v1 statistics probes, all at once)."""
+MIN_SLEEP_S = 0.05
 
 
 @dataclass(frozen=True, slots=True)
-class _Job:
-    kind: str  # "stats" | "info" | "listing"
-    path: NodePath | None = None
-    listing: ListingJob | None = None
+class EngineUpdate:
+    """What one batch of answers changed: the one message from the engine to its listeners."""
+
+    changed: frozenset[NodePath] = frozenset()
+    """Nodes whose view changed (a reading, an error, ended or back)."""
+    tree_changed: bool = False
+    """`listing()` changed: some AppStreams (or the vhost or app sets) were replaced."""
+    connection_changed: bool = False
 
 
-@dataclass(slots=True)
-class _Changes:
-    nodes: set[NodePath] = field(default_factory=set)
-    tree: bool = False
-    connection: bool = False
+class Refresh(enum.Enum):
+    """What `refresh_now()` did, in words a status line can show."""
+
+    POLLING = "polling now"
+    ONCE_WHILE_PAUSED = "paused: polling once now"
+    RECONNECTING = "not connected: trying the server now"
 
 
 Listener = Callable[[EngineUpdate], None]
 
 
 class PollingEngine:
-    def __init__(self, client: OmeClient, clock: Clock, settings: PollSettings | None = None,
-                 *, rng: random.Random | None = None) -> None:
+    def __init__(self, client: OmeClient, clock: Clock, settings: PollSettings | None = None, *,
+                 rng: random.Random | None = None, bucket: TokenBucket | None = None) -> None:
+        """`bucket`: a token bucket shared with other engines (one budget for a fleet of servers); each
+        engine still backs off on its own. By default the engine has its own, of `request_budget`."""
         self.settings = settings = settings or PollSettings()
         self._client = client
         self._clock = clock
-        self._rng = rng or random.Random()
+        rng = rng or random.Random()
         self._interval = settings.interval
-        self._bucket = TokenBucket(clock, settings.request_budget)
-        self._semaphore = asyncio.Semaphore(settings.max_concurrency)
-        capacity = max(1, round(settings.history_seconds / settings.interval))
-        self._history = HistoryStore(capacity, settings.keep_recent_histories)
-        self._walker = ListingWalker()
-        self._records: dict[NodePath, _Record] = {}
-        self._selected: NodePath | None = None
-        self._visible: list[NodePath] = []
-        self._connection = LinkState()
-        self._link_backoff = Backoff(settings.backoff_base, settings.backoff_cap, self._rng)
-        self._retry_at: float | None = None
+        self._bucket = bucket or TokenBucket(clock, settings.request_budget)
+        self._store = NodeStore(settings, rng)
+        self._link = Link(client.api_url, Backoff(settings.backoff_base, settings.backoff_cap, rng),
+                          settings.backoff_cap)
+        self._screen = Screen()
         self._listeners: list[Listener] = []
         self._paused = False
+        self._once = False
         self._stopped = False
         self._wake = asyncio.Event()
-        self._sleep_tasks: set[asyncio.Future[Any]] = set()
+        self._in_flight: dict[asyncio.Future[Outcome], tuple[Job, float]] = {}
+        self._woken: asyncio.Future[Literal[True]] | None = None
+        self._link_key: tuple[object, ...] = ()
         self.requests_sent = 0
 
     # -- what the screens read ----------------------------------------------------------------------
 
     @property
     def connection(self) -> LinkState:
-        return self._connection
+        waiting = min((started for _, started in self._in_flight.values()), default=None)
+        return self._link.state(self._clock.monotonic(), self._interval, waiting)
 
     @property
     def server(self) -> ServerInfo | None:
-        return self._connection.server
+        return self._link.server
 
-    def tree(self) -> Tree:
-        """vhost -> app -> live stream names, from the latest listings. Do not modify it."""
-        return self._walker.tree
+    def listing(self) -> Listing:
+        """vhost -> app -> AppStreams(live, ended); copy-on-write, an app's object replaced only when it changed."""
+        return self._store.listing()
 
     def node(self, path: NodePath) -> NodeView:
-        record = self._records.get(path)
-        if record is None:
-            return NodeView(path=path, state=NodeState.UNKNOWN)
-        return NodeView(path=path, state=self._state(record), latest=record.latest,
-                        history=self._history.history(path), error=record.error, info=record.info)
+        return self._store.node(path, self._clock.monotonic(), self.stale_after(path))
 
-    def _state(self, record: _Record) -> NodeState:
-        if record.ended:
-            return NodeState.ENDED
-        if record.latest is None:
-            return NodeState.STALE if record.error else NodeState.UNKNOWN
-        if record.error is not None:
-            return NodeState.STALE
-        age = self._clock.monotonic() - record.latest.at
-        return NodeState.STALE if age > self.stale_after() else NodeState.LIVE
-
-    def stale_after(self) -> float:
-        """How old a watched reading may get before it is shown as stale."""
-        watched = len(self._history.watched) or 1
-        return 3 * max(self._interval, watched / self._bucket.rate) + self._interval
+    def stale_after(self, path: NodePath | None = None) -> float:
+        """Seconds without a successful read after which `path` shows STALE: two and a half of its periods
+        (the interval for the selected node; for others, also the time the budget needs to go round)."""
+        period = self._interval
+        if path is None or path != self._screen.selected:
+            watched = len(self._screen.visible) + (self._screen.selected not in self._screen.visible)
+            period = max(period, watched / self._bucket.rate)
+        return STALE_PERIODS * period
 
     @property
     def history_samples(self) -> int:
-        return self._history.sample_count()
+        return self._store.history_samples()
 
     # -- what the screens set -----------------------------------------------------------------------
 
@@ -176,7 +134,8 @@ class PollingEngine:
 
     @interval.setter
     def interval(self, seconds: float) -> None:
-        if seconds <= 0:
+        """Takes effect at once: every due time is the last attempt plus the interval in force."""
+        if not seconds > 0:
             raise ValueError("the polling interval must be positive")
         self._interval = seconds
         self._wake.set()
@@ -192,298 +151,216 @@ class PollingEngine:
 
     @property
     def selected(self) -> NodePath | None:
-        return self._selected
+        return self._screen.selected
 
     def select(self, path: NodePath | None) -> None:
-        self._selected = path
-        if path is not None and path in self._records:
-            self._records[path].next_due = self._clock.monotonic()
-        self._update_watch()
+        """The node the operator looks at: polled first, every interval, and at once now."""
+        if path == self._screen.selected:
+            return
+        self._screen = replace(self._screen, selected=path)
+        if path is not None:
+            self._store.make_due([path], self._clock.monotonic())
+        self._watch()
+
+    def set_on_screen(self, visible: Iterable[NodePath], expanded: Iterable[NodePath] = ()) -> None:
+        """Declares what the screen in front shows: the nodes on it, and the applications whose streams it
+        lists. Only these are polled (and the selected node); an application newly expanded is listed at once."""
+        screen = replace(self._screen, visible=tuple(dict.fromkeys(visible)), expanded=frozenset(expanded))
+        if screen != self._screen:
+            self._screen = screen
+            self._watch()
+
+    def _watch(self) -> None:
+        watched = set(self._screen.visible)
+        if self._screen.selected is not None:
+            watched.add(self._screen.selected)
+        self._store.watch(frozenset(watched))
         self._wake.set()
 
-    def set_visible(self, paths: Iterable[NodePath]) -> None:
-        self._visible = list(dict.fromkeys(paths))
-        self._update_watch()
+    def refresh_now(self) -> Refresh:
+        """Polls what is on screen and lists it again as soon as the budget allows, once even while paused."""
+        if not self._link.up:
+            self._link.retry_now()
+            self._wake.set()
+            return Refresh.RECONNECTING
+        screen = self._screen
+        self._store.make_due([p for p in (screen.selected, *screen.visible) if p is not None],
+                             self._clock.monotonic())
+        for job in self._store.book.jobs():
+            if listing_every(job, screen, self.settings) <= self.settings.listing_interval:
+                self._store.book.make_due(job)
+        self._once = self._paused
         self._wake.set()
+        return Refresh.ONCE_WHILE_PAUSED if self._paused else Refresh.POLLING
 
-    def _update_watch(self) -> None:
-        watched = set(self._visible)
-        if self._selected is not None:
-            watched.add(self._selected)
-        self._history.watch(watched)
-
-    def refresh_now(self) -> None:
-        """Poll the watched nodes and list the server again as soon as the budget allows."""
-        now = self._clock.monotonic()
-        for path in [self._selected, *self._visible]:
-            if path is not None and path in self._records:
-                self._records[path].next_due = now
-        self._walker.pass_started_at = None
-        self._retry_at = None
-        self._wake.set()
-
-    def add_listener(self, callback: Listener) -> None:
+    def add_listener(self, callback: Listener) -> Callable[[], None]:
+        """`callback` gets every update from now on; call what this returns to stop that."""
         self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
 
-    def remove_listener(self, callback: Listener) -> None:
-        if callback in self._listeners:
-            self._listeners.remove(callback)
-
-    # -- running ------------------------------------------------------------------------------------
+    # -- the loop -----------------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Polls until `stop()`; never raises for server trouble (that goes to `connection`)."""
+        """Polls until `stop()` (or cancellation); never raises for anything a server does."""
         self._stopped = False
-        while not self._stopped:
-            self._wake.clear()
-            await self.poll_cycle()
-            if self._stopped:
-                break
-            await self._sleep(self._next_wake())
+        if self.settings.freeze_gc:
+            gc.freeze()  # modules, the app and its screens live as long as the process: no collection scans them
+        try:
+            while not self._stopped:
+                self._wake.clear()
+                self._guarded(self._launch)
+                await self._wait()
+                self._collect()
+        finally:
+            await self._cancel_in_flight()
 
     def stop(self) -> None:
         self._stopped = True
         self._wake.set()
-        for task in self._sleep_tasks:
-            task.cancel()
-
-    async def _sleep(self, seconds: float) -> None:
-        """Waits for the clock or a wake-up. Its two inner tasks never outlive it, even when `run()` is
-        cancelled (as a UI worker is at exit): a task left pending is "destroyed but pending" at exit."""
-        if self._wake.is_set():
-            return
-        tasks = {asyncio.ensure_future(self._clock.sleep(seconds)), asyncio.ensure_future(self._wake.wait())}
-        self._sleep_tasks |= tasks
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.wait(tasks)
-            self._sleep_tasks -= tasks
-
-    def _next_wake(self) -> float:
-        """Seconds until there is work worth a cycle: something due and a batch of budget for it."""
-        now = self._clock.monotonic()
-        if self._paused:
-            return self._interval
-        if self._retry_at is not None:
-            return max(0.02, self._retry_at - now)
-        wake, due = now + self._interval, 0
-        for path in self._watch_order():
-            record = self._records.get(path)
-            if record is not None and record.ended and path != self._selected:
-                continue
-            at = record.next_due if record is not None else now
-            wake = min(wake, at)
-            due += at <= now
-        if self._walker.active:
-            wake, due = now, due + self._walker.pending
-        if due:
-            batch = min(due, self.settings.max_concurrency)
-            wake = max(wake, now + self._bucket.seconds_until(batch))
-        return min(self._interval, max(0.05, wake - now))
-
-    def _watch_order(self) -> list[NodePath]:
-        order = [self._selected] if self._selected is not None else []
-        return order + [p for p in self._visible if p != self._selected]
 
     async def poll_cycle(self) -> EngineUpdate | None:
-        """One planning step: sends what is due and the budget allows, applies the answers."""
-        if self._paused:
-            return None
-        now = self._clock.monotonic()
-        if self._retry_at is not None and now < self._retry_at:
-            return None
-        changes = _Changes()
-        link_down = self._connection.server is None or self._connection.status != "connected"
-        if link_down and not await self._connect(now, changes):
-            return self._emit(changes)
-        jobs = self._plan(now)
-        if jobs:
-            results = await asyncio.gather(*(self._run(job) for job in jobs))
-            self._apply(now, results, changes)
-        return self._emit(changes)
+        """One step at a frozen time (tests, benchmarks on a manual clock): what `run()` does until the
+        clock would have to move, i.e. send what is due, apply each answer, send what that allows."""
+        merged = None if self._guarded(self._launch) else self._collect()  # nothing to send: time still passes
+        while self._in_flight:
+            await asyncio.wait(list(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
+            update = self._collect()
+            if update is not None:
+                merged = update if merged is None else EngineUpdate(
+                    merged.changed | update.changed, merged.tree_changed or update.tree_changed,
+                    merged.connection_changed or update.connection_changed)
+            self._guarded(self._launch)
+        return merged
 
-    async def _connect(self, now: float, changes: _Changes) -> bool:
-        if self._connection.server is not None:
-            return True  # known server: a successful poll below turns the link back to connected
-        if self._bucket.available() < DETECTION_REQUESTS:
-            return False
-        self._bucket.take(DETECTION_REQUESTS)
-        self.requests_sent += DETECTION_REQUESTS
+    def _guarded(self, step: Callable[[], bool]) -> bool:
+        """A bug of ours in planning is counted and shown like a failed request; the loop goes on."""
         try:
-            info = (await self._client.detect()).server
-        except OmeError as error:
-            self._link_failed(error, changes)
+            return step()
+        except Exception as error:
+            log.exception("the polling engine failed to plan")
+            self._link.failed(internal_error_text(error), self._clock.monotonic())
             return False
-        self._link_ok(info, changes)
-        self._walker.start_pass(now)
-        return True
 
-    def _plan(self, now: float) -> list[_Job]:
-        tokens = self._bucket.available()
-        if self._connection.status != "connected":
-            tokens = min(tokens, 1)  # while the link is down, one probe per attempt
-        jobs: list[_Job] = []
-        selected = self._selected
-        if selected is not None and tokens > 0 and self._due(selected, now):
-            jobs.append(_Job("stats", selected))
-            tokens -= 1
-        if selected is not None and selected.level == "stream" and tokens > 0:
-            record = self._records.setdefault(selected, _Record())
-            if not record.ended and record.info_due <= now:
-                record.info_due = now + self.settings.listing_interval
-                jobs.append(_Job("info", selected))
-                tokens -= 1
-        others = [p for p in self._visible if p != selected and self._due(p, now)]
-        started = self._walker.pass_started_at
-        if not self._walker.active and (started is None or now - started >= self.settings.listing_interval):
-            self._walker.start_pass(now)
-        share = tokens if not others else max(1, int(tokens * self.settings.listing_share))
-        for listing in self._walker.take(min(share, tokens)):
-            jobs.append(_Job("listing", listing=listing))
-            tokens -= 1
-        if others and tokens > 0:
-            others.sort(key=lambda p: self._records[p].last_attempt if p in self._records else float("-inf"))
-            jobs.extend(_Job("stats", p) for p in others[:tokens])
-        jobs = jobs[:self._bucket.take(len(jobs))]
-        self.requests_sent += len(jobs)
-        for job in jobs:
-            if job.kind == "stats" and job.path is not None:
-                record = self._records.setdefault(job.path, _Record())
-                record.last_attempt = now
-                record.next_due = now + self._interval
-        return jobs
-
-    def _due(self, path: NodePath, now: float) -> bool:
-        """An ENDED node is left alone, except the selected one: it is asked once per interval so a
-        stream that comes back between listing passes is LIVE again at once."""
-        record = self._records.get(path)
-        if record is None:
+    def _launch(self) -> bool:
+        """Sends what is due, as the budget and concurrency allow; whether anything went out."""
+        now = self._clock.monotonic()
+        if (self._paused and not self._once) or not self._link.ready(now):
+            return False
+        if self._link.server is None:
+            if self._in_flight or self._bucket.allowance(self) < DETECT_COST:
+                return False
+            self._bucket.take(DETECT_COST, self)
+            self._start(DetectJob(), now, DETECT_COST)
             return True
-        if record.ended and path != self._selected:
+        free = self.settings.max_concurrency - len(self._in_flight)
+        if free <= 0 or (not self._link.up and self._in_flight):
+            return False  # while the link is down, one probe at a time
+        busy = {job for job, _ in self._in_flight.values()}
+        # A link that is down only probes: it does not count as a sharer of the budget meanwhile.
+        sharer = self if self._link.up else None
+        tokens = min(free, self._bucket.allowance(self) if sharer is not None else self._bucket.available())
+        if tokens <= 0:
             return False
-        return record.next_due <= now + 0.1 * self._interval
+        jobs = plan(self._store, self._screen, Room(now, tokens, self._interval, self._link.up), self.settings, busy)
+        for job in jobs[:self._bucket.take(len(jobs), sharer)]:
+            self._store.sent(job, now)
+            self._start(job, now, 1)
+        self._once = False
+        return bool(jobs)
 
-    async def _run(self, job: _Job) -> tuple[_Job, object | OmeError, float]:
-        async with self._semaphore:
+    def _start(self, job: Job, now: float, cost: int) -> None:
+        self.requests_sent += cost
+        task = asyncio.create_task(fetch(self._client, job, self._clock), name=f"polling {type(job).__name__}")
+        self._in_flight[task] = (job, now)
+
+    async def _wait(self) -> None:
+        """Until an answer arrives, something is due, or a screen asks for something (a wake-up)."""
+        if self._wake.is_set():
+            return
+        woken = self._woken
+        if woken is None or woken.done():  # one waiter for wake-ups, kept across waits
+            woken = self._woken = asyncio.ensure_future(self._wake.wait())
+        waits: set[asyncio.Future[Any]] = {woken, *self._in_flight}
+        if self._in_flight:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            return
+        sleep = asyncio.ensure_future(self._clock.sleep(self._sleep_seconds()))
+        try:
+            await asyncio.wait({*waits, sleep}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleep.cancel()
+            await asyncio.wait({sleep})
+
+    def _sleep_seconds(self) -> float:
+        now = self._clock.monotonic()
+        if self._paused and not self._once:
+            return self._interval
+        if self._link.retry_at is not None and not self._link.ready(now):
+            return max(MIN_SLEEP_S, self._link.retry_at - now)
+        if self._link.server is None:
+            due = now
+        else:
             try:
-                result: object
-                if job.kind == "listing" and job.listing is not None:
-                    result = await job.listing.fetch(self._client)
-                elif job.kind == "info" and job.path is not None:
-                    path = job.path
-                    result = await self._client.stream_info(path.vhost, path.app or "", path.stream or "")
-                elif job.path is not None:
-                    result = await self._client.stats(job.path)
-                else:
-                    raise ValueError(f"malformed job {job}")
-            except OmeError as error:
-                result = error
-        return job, result, self._clock.monotonic()
+                due = next_due(self._store, self._screen, now, self._interval, self.settings)
+            except Exception as error:
+                self._link.failed(internal_error_text(error), now)
+                due = now + self._interval
+        if due <= now:  # due now: waiting for the budget, for a batch rather than a request at a time
+            due = now + self._bucket.seconds_until(DETECT_COST if self._link.server is None
+                                                   else self.settings.max_concurrency)
+        return max(MIN_SLEEP_S, min(self._interval, due - now))
 
-    # -- applying answers ---------------------------------------------------------------------------
-
-    def _apply(self, now: float, results: list[tuple[_Job, object | OmeError, float]],
-               changes: _Changes) -> None:
-        link_errors = [r for _, r, _ in results if isinstance(r, _LINK_ERRORS)]
-        for job, result, at in results:
-            if job.kind == "listing" and job.listing is not None:
-                self._apply_listing(now, job.listing, result, changes)
-            elif job.path is not None:
-                self._apply_node(job, result, at, changes)
-        if link_errors and len(link_errors) == len(results):
-            self._link_failed(link_errors[0], changes)
-        elif self._connection.status != "connected" and self._connection.server is not None:
-            self._link_ok(self._connection.server, changes)
-
-    def _apply_listing(self, now: float, job: ListingJob, result: object, changes: _Changes) -> None:
-        if isinstance(result, NotFoundError):
-            outcome = self._walker.apply_missing(job)
-        elif isinstance(result, _LINK_ERRORS):
-            self._walker.retry(job)
-            return
-        elif isinstance(result, OmeError):
-            log.warning("listing %s failed: %s", job, result)
-            return
-        else:
-            assert isinstance(result, list)
-            outcome = self._walker.apply(job, result)
-        self._note_listing(now, outcome, changes)
-
-    def _note_listing(self, now: float, outcome: ListingOutcome, changes: _Changes) -> None:
-        changes.tree = changes.tree or outcome.changed
-        for path in outcome.gone:
-            record = self._records.get(path)
-            if record is not None and not record.ended:
-                record.ended = True
-                changes.nodes.add(path)
-        for path in outcome.listed:
-            record = self._records.get(path)
-            if record is not None and record.ended:
-                record.ended = False
-                record.next_due = now
-                record.info_due = now
-                changes.nodes.add(path)
-
-    def _apply_node(self, job: _Job, result: object, at: float, changes: _Changes) -> None:
-        assert job.path is not None
-        record = self._records.setdefault(job.path, _Record())
-        changes.nodes.add(job.path)
-        if isinstance(result, NodeStats):
-            sample = make_sample(record.latest, result, at)
-            record.latest = sample
-            record.error = None
-            record.ended = False
-            record.failures = 0
-            self._history.record(job.path, sample)
-        elif isinstance(result, StreamInfo):
-            record.info = result
-        elif isinstance(result, NotFoundError):
-            record.ended = True
-            record.error = None
-        elif isinstance(result, OmeError):
-            record.error = result.message
-            if job.kind == "stats" and not isinstance(result, _LINK_ERRORS):
-                cap = self._interval if job.path == self._selected else self.settings.backoff_cap
-                delay = min(cap, self._interval * 2 ** min(record.failures, 16))
-                record.failures += 1
-                record.next_due = at + delay * self._rng.uniform(0.5, 1.0)
-
-    def _link_ok(self, info: ServerInfo, changes: _Changes) -> None:
-        self._link_backoff.reset()
-        self._retry_at = None
-        self._connection = LinkState(
-            status="connected", server=info,
-            message=f"connected to {self._client.api_url}: {info.edition} {info.version} "
-                    f"({info.stats_api} statistics)")
-        changes.connection = True
-
-    def _link_failed(self, error: OmeError, changes: _Changes) -> None:
-        # The probe's cap follows the interval (it may change at run time): see the module docstring.
-        self._link_backoff.cap = min(self.settings.backoff_cap, self._interval)
-        delay = self._link_backoff.next_delay()
-        self._retry_at = self._clock.monotonic() + delay
-        status: LinkStatus
-        if isinstance(error, AuthError):
-            status, text = "unauthorized", f"the server refused the access token: {error.message}"
-        elif isinstance(error, UnreachableError | RequestTimeout):
-            status, text = "unreachable", error.message
-        else:
-            status, text = "error", error.message
-        self._connection = LinkState(
-            status=status, server=self._connection.server, next_retry_at=self._retry_at,
-            failures=self._link_backoff.failures, message=f"{text} (retrying in {delay:.0f} s)")
-        changes.connection = True
-
-    def _emit(self, changes: _Changes) -> EngineUpdate | None:
-        if not (changes.nodes or changes.tree or changes.connection):
+    def _collect(self) -> EngineUpdate | None:
+        """Applies every answer that has arrived; tells the listeners what changed."""
+        done = [task for task in self._in_flight if task.done()]
+        outcomes: list[tuple[Outcome, float]] = []
+        for task in done:
+            _, started = self._in_flight.pop(task)
+            outcomes.append((task.result(), started))
+        now = self._clock.monotonic()
+        for outcome, started in outcomes:
+            try:
+                self._store.apply(outcome, self._interval)
+                self._observe(outcome, started, all(isinstance(o, Failed) and o.link_down for o, _ in outcomes))
+            except Exception as error:
+                log.exception("the polling engine failed to apply %r", type(outcome).__name__)
+                self._link.failed(internal_error_text(error), now)
+        self._store.expire(now)
+        changed, tree_changed, first_listing = self._store.take_changes()
+        if first_listing and self.settings.freeze_gc:
+            gc.collect()
+            gc.freeze()  # the listing, and what screens built from it, is long-lived: set it aside too
+        state = self.connection
+        key = (state.status, state.server, state.last_error, state.errors_total)
+        connection_changed, self._link_key = key != self._link_key, key
+        if not (changed or tree_changed or connection_changed):
             return None
-        update = EngineUpdate(frozenset(changes.nodes), changes.tree, changes.connection)
+        update = EngineUpdate(changed, tree_changed, connection_changed)
         for listener in list(self._listeners):
             try:
                 listener(update)
             except Exception:
                 log.exception("an engine listener failed")
         return update
+
+    def _observe(self, outcome: Outcome, started: float, all_link_errors: bool) -> None:
+        """What an answer says about the link as a whole."""
+        link = self._link
+        if isinstance(outcome, Detected):
+            link.detected(outcome.detection.server, outcome.at)
+        elif not isinstance(outcome, Failed) or isinstance(outcome.error, NotFoundError):
+            link.succeeded(outcome.at)
+        else:
+            link.failed(outcome.message, outcome.at)
+            quiet_since = link.last_success_at if link.last_success_at is not None else -math.inf
+            if isinstance(outcome.job, DetectJob) or (all_link_errors and quiet_since < started):
+                link.down(outcome.error, outcome.message, outcome.at, self._interval)
+
+    async def _cancel_in_flight(self) -> None:
+        tasks: list[asyncio.Future[Any]] = [*self._in_flight, *([self._woken] if self._woken else [])]
+        self._in_flight.clear()
+        self._woken = None
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)

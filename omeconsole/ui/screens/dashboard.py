@@ -73,7 +73,7 @@ class DashboardScreen(Screen[None]):
         elif changed is not None:
             # An empty change set is a clock tick: ages moved, so visible nodes may have turned stale.
             tree.relabel(changed or tree.visible_paths(), label)
-        console.engine_visible(tree.visible_paths())
+        self._declare_visible()
         self.refresh_detail()
         self.refresh_status()
 
@@ -117,7 +117,12 @@ class DashboardScreen(Screen[None]):
     @on(Tree.NodeExpanded, "#tree")
     @on(Tree.NodeCollapsed, "#tree")
     def _shape_changed(self) -> None:
-        self.console.engine_visible(self.query_one(NodeTree).visible_paths())
+        self._declare_visible()
+
+    def _declare_visible(self) -> None:
+        """The rows on screen, and the applications whose stream rows are among them (listed every 10 s)."""
+        visible = self.query_one(NodeTree).visible_paths()
+        self.console.engine_visible(visible, {p.parent for p in visible if p.parent is not None and p.stream})
 
     # Filter -------------------------------------------------------------------------------------
 

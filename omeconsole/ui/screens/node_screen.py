@@ -67,7 +67,18 @@ class NodeScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.console.choose(self.path)
+        self._declare_visible(self._children or ())
         self.redraw(tree_changed=True, changed=None)
+
+    def _declare_visible(self, children: tuple[NodePath, ...]) -> None:
+        """This view shows its node, its parents (the breadcrumb) and its children: only those are polled."""
+        parents = []
+        parent = self.path.parent
+        while parent is not None:
+            parents.append(parent)
+            parent = parent.parent
+        self.console.engine_visible((self.path, *parents, *children),
+                                    [self.path] if self.path.level == "app" else [])
 
     @property
     def selected(self) -> NodePath:
@@ -94,7 +105,7 @@ class NodeScreen(Screen[None]):
             if children:
                 listing.highlighted = min(highlighted or 0, len(children) - 1)
             self._children = children
-            self.console.engine_visible(children)
+            self._declare_visible(children)
             return
         for child in children if changed is None else (c for c in children if c in changed):
             listing.replace_option_prompt(str(child), self.console.node_label(child))

@@ -1,0 +1,137 @@
+"""What the engine asks the server, and what comes back: typed jobs and typed outcomes.
+
+`fetch` is the only place a job meets the network. It never raises (cancellation aside): a server
+error, a reply the client could not read, and a bug of our own in one job all come back as `Failed`,
+so one bad item cannot end the polling loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from omeconsole.api.client import Detection, OmeClient
+from omeconsole.api.errors import AuthError, OmeError, RequestTimeout, UnreachableError
+from omeconsole.core.clock import Clock
+from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import NodeStats, StreamInfo
+
+log = logging.getLogger("omeconsole.engine")
+
+LINK_ERRORS = (UnreachableError, RequestTimeout, AuthError)
+"""Errors that say the server as a whole cannot be used right now (not one node's problem)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatsJob:
+    path: NodePath
+
+
+@dataclass(frozen=True, slots=True)
+class InfoJob:
+    """A stream's input: source and tracks."""
+
+    path: NodePath
+
+
+@dataclass(frozen=True, slots=True)
+class ListingJob:
+    """List the virtual hosts (no vhost), a vhost's applications (no app), or an application's streams."""
+
+    vhost: str | None = None
+    app: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DetectJob:
+    """Which edition and statistics API the server has; the link's first step."""
+
+
+Job = StatsJob | InfoJob | ListingJob | DetectJob
+
+
+@dataclass(frozen=True, slots=True)
+class StatsRead:
+    job: StatsJob
+    stats: NodeStats
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class InfoRead:
+    job: InfoJob
+    info: StreamInfo
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    job: ListingJob
+    names: tuple[str, ...]
+    """The names in the server's order, each once (duplicates dropped); any text, addressable or not."""
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Detected:
+    job: DetectJob
+    detection: Detection
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    job: Job
+    error: Exception
+    """An OmeError from the client, or anything else raised inside the job (a bug: counted and shown)."""
+    at: float
+
+    @property
+    def link_down(self) -> bool:
+        """The failure is the server's as a whole (unreachable, timed out, refused token)."""
+        return isinstance(self.error, LINK_ERRORS)
+
+    @property
+    def message(self) -> str:
+        if isinstance(self.error, OmeError):
+            return self.error.message
+        return internal_error_text(self.error)
+
+
+Outcome = StatsRead | InfoRead | Listed | Detected | Failed
+
+_MAX_ERROR_TEXT = 200
+
+
+def internal_error_text(error: BaseException) -> str:
+    """A bug of our own, in words fit for the status line (bounded; the traceback goes to the log)."""
+    text = f"internal error: {type(error).__name__}: {error}"
+    return text if len(text) <= _MAX_ERROR_TEXT else text[:_MAX_ERROR_TEXT - 1] + "…"
+
+
+async def fetch(client: OmeClient, job: Job, clock: Clock) -> Outcome:
+    """Runs one job. Never raises except for cancellation."""
+    try:
+        match job:
+            case StatsJob(path):
+                return StatsRead(job, await client.stats(path), clock.monotonic())
+            case InfoJob(NodePath(vhost, str(app), str(stream))):
+                return InfoRead(job, await client.stream_info(vhost, app, stream), clock.monotonic())
+            case ListingJob(None, _):
+                names = await client.list_vhosts()
+            case ListingJob(str(vhost), None):
+                names = await client.list_apps(vhost)
+            case ListingJob(str(vhost), str(app)):
+                names = await client.list_streams(vhost, app)
+            case DetectJob():
+                return Detected(job, await client.detect(), clock.monotonic())
+            case _:
+                raise ValueError(f"a job the engine cannot run: {job!r}")
+        return Listed(job, tuple(dict.fromkeys(names)), clock.monotonic())
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # one job's trouble, whatever it is, stays that job's
+        if not isinstance(error, OmeError):
+            log.exception("polling job %r failed", job)
+        return Failed(job, error, clock.monotonic())
