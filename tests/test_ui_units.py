@@ -1,4 +1,4 @@
-"""The console's pure parts: wording of numbers, tree filtering and sorting, themes, bars, export files."""
+"""The console's pure parts: wording of numbers, themes, bars, badges, export files."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from rich.console import Console
 from rich.style import Style
 
 from omeconsole.core.export import write_history
-from omeconsole.core.tree_model import SortOrder, arrange
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample
@@ -63,48 +62,6 @@ class TestUnits:
         assert fmt.age(0.42) == "0.4 s"
         assert fmt.age(75) == "1 min 15 s"
         assert fmt.age(7260) == "2 h 01 min"
-
-
-LISTING = {"default": {"app": ["news", "backup", "sports"], "live": ["concert"]}}
-VIEWS = {
-    "default/app/news": view("default/app/news", viewers=25, rate=3e6),
-    "default/app/backup": view("default/app/backup", viewers=0, rate=6e6),
-    "default/app/sports": view("default/app/sports", viewers=80, rate=2.5e6),
-    "default/live/concert": view("default/live/concert", viewers=120, rate=8e6),
-}
-
-
-def view_of(path: NodePath) -> NodeView:
-    return VIEWS.get(str(path)) or NodeView(path=path, state=NodeState.UNKNOWN)
-
-
-class TestTreeShape:
-    def streams(self, order: SortOrder, needle: str = "") -> list[str]:
-        shape = arrange(LISTING, view_of, needle, order)
-        return [str(p) for branch in shape for p in branch.paths() if p.level == "stream"]
-
-    def test_sorted_by_name(self) -> None:
-        assert self.streams(SortOrder.NAME) == ["default/app/backup", "default/app/news", "default/app/sports",
-                                                "default/live/concert"]
-
-    def test_sorted_by_viewers_busiest_first(self) -> None:
-        assert self.streams(SortOrder.VIEWERS)[:3] == ["default/app/sports", "default/app/news",
-                                                       "default/app/backup"]
-
-    def test_sorted_by_bit_rate_highest_first(self) -> None:
-        assert self.streams(SortOrder.BITRATE)[:3] == ["default/app/backup", "default/app/news",
-                                                       "default/app/sports"]
-
-    def test_filter_keeps_matches_and_their_parents(self) -> None:
-        shape = arrange(LISTING, view_of, "CONC")
-        assert [str(p) for p in shape[0].paths()] == ["default", "default/live", "default/live/concert"]
-
-    def test_a_matching_application_keeps_all_its_streams(self) -> None:
-        assert self.streams(SortOrder.NAME, "app") == ["default/app/backup", "default/app/news",
-                                                       "default/app/sports"]
-
-    def test_no_match_gives_an_empty_tree(self) -> None:
-        assert arrange(LISTING, view_of, "nothing-like-this") == ()
 
 
 class TestThemes:

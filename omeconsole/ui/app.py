@@ -26,14 +26,15 @@ from omeconsole.core.config import ConfigError, Settings, config_path, load_sett
 from omeconsole.core.export import export_directory, write_history
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
 from omeconsole.core.session import Connector, Session, connector
-from omeconsole.core.tree_model import Branch, SortOrder, arrange, children_in, with_ended
-from omeconsole.model.nodes import NodeState, NodeView
+from omeconsole.core.tree_model import SortOrder, TreeArranger
+from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState
 from omeconsole.ui import badges
 from omeconsole.ui.adops import ADOPS_BINDINGS, AdOpsActions, AdOpsCommands
 from omeconsole.ui.commands import ConsoleCommands
 from omeconsole.ui.keymap import binding_ids, split_keymap
+from omeconsole.ui.listing_adapter import ListingAdapter
 from omeconsole.ui.messages import ClockTick, DataChanged
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.help import HelpScreen, help_entries
@@ -107,7 +108,8 @@ class ConsoleApp(AdOpsActions, App[None]):
         self._visible: tuple[NodePath, ...] = ()
         self._ended: dict[NodePath, float] = {}
         self._live_streams: set[tuple[str, str, str]] = set()
-        self._last_sorted = -math.inf
+        self._listing = ListingAdapter()
+        self._children = TreeArranger(lambda path: self.view(path).latest, resort_every=RESORT_SECONDS)
         self._prompted_session: Session | None = None
         self._connected_at = clock.monotonic()
         self._redrawn_at = -math.inf
@@ -143,8 +145,8 @@ class ConsoleApp(AdOpsActions, App[None]):
             self.theme = wanted
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
-        known = binding_ids([ConsoleApp, DashboardScreen, NodeScreen, HelpScreen, TokenPrompt, ConnectPrompt,
-                             ExportDone])
+        known = binding_ids([ConsoleApp, DashboardScreen, NodeTree, NodeScreen, HelpScreen, TokenPrompt,
+                             ConnectPrompt, ExportDone])
         valid, unknown = split_keymap(keymap, known)
         if unknown:
             self.notify(f"keymap: unknown binding id(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}",
@@ -193,6 +195,7 @@ class ConsoleApp(AdOpsActions, App[None]):
     def _data_changed(self, message: DataChanged) -> None:
         if message.tree_changed:
             self._track_ended()
+        self._children.readings_changed(message.changed)
         if message.connection_changed:
             self._connection_changed()
         self._held_tree = self._held_tree or message.tree_changed
@@ -263,7 +266,7 @@ class ConsoleApp(AdOpsActions, App[None]):
         of thousands of streams rebuilds cheaply and unchanged rows are not redrawn.
         """
         view = self.view(path)
-        compact = self.size.width < WIDE_COLUMNS
+        compact = self.compact_labels
         key = (view.state, view.latest.at if view.latest else None, view.info is not None, compact, self.theme)
         cached = self._labels.get(path)
         if cached is not None and cached[0] == key:
@@ -272,19 +275,17 @@ class ConsoleApp(AdOpsActions, App[None]):
         self._labels[path] = (key, label)
         return label
 
-    def listing(self) -> dict[str, dict[str, list[str]]]:
-        return with_ended(self.engine.tree(), self._ended)
+    @property
+    def compact_labels(self) -> bool:
+        """Below WIDE_COLUMNS, tree labels carry only name, state and viewers."""
+        return self.size.width < WIDE_COLUMNS
 
-    def arranged(self) -> tuple[Branch, ...]:
-        self._last_sorted = self.clock.monotonic()
-        return arrange(self.listing(), self.view, self.filter_text, self.sort_order)
-
-    def order_may_have_changed(self) -> bool:
-        return (self.sort_order is not SortOrder.NAME
-                and self.clock.monotonic() - self._last_sorted >= RESORT_SECONDS)
+    def listing(self) -> Listing:
+        return self._listing.listing(self.engine.tree(), self._ended)
 
     def children_of(self, path: NodePath) -> list[NodePath]:
-        return children_in(arrange(self.listing(), self.view, "", self.sort_order), path)
+        self._children.arrange_by("", self.sort_order)
+        return self._children.arrange(self.listing(), self.clock.monotonic()).children(path)
 
     def choose(self, path: NodePath | None) -> None:
         """The node the user looks at: polled first, every interval."""
