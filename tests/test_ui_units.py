@@ -8,8 +8,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from rich.style import Style
 
 from omeconsole.core.export import write_history
 from omeconsole.model.nodes import NodeState, NodeView
@@ -20,7 +18,6 @@ from omeconsole.ui import format as fmt
 from omeconsole.ui.badges import node_label
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, ThemeFileError, load_theme_file, load_themes
 from omeconsole.ui.widgets.connection_bars import bar
-from omeconsole.ui.widgets.rate_sparkline import _ZeroBasedBars
 from omeconsole.ui.widgets.status_bar import banner_text
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -95,21 +92,6 @@ class TestThemes:
 
 
 class TestDrawing:
-    def render(self, data: list[float], width: int) -> str:
-        console = Console(width=width, record=True)
-        console.print(_ZeroBasedBars(data, width, Style()))
-        return console.export_text().rstrip("\n")
-
-    def test_sparkline_scale_starts_at_zero(self) -> None:
-        drawn = self.render([5000.0, 5010.0, 4990.0, 5000.0], 4)
-        assert set(drawn) == {"█"}, "a steady rate is a full, flat bar, not noise"
-
-    def test_sparkline_shows_a_drop_to_zero_as_empty(self) -> None:
-        assert self.render([8.0, 0.0, 4.0, 8.0], 4) == "█ ▅█"
-
-    def test_short_data_is_right_aligned(self) -> None:
-        assert self.render([1.0, 1.0], 6) == "    ██"
-
     def test_bars_scale_to_the_peak(self) -> None:
         assert bar(10, 10, 8) == "█" * 8
         assert bar(5, 10, 8) == "█" * 4

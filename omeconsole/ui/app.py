@@ -41,6 +41,7 @@ from omeconsole.ui.screens.help import HelpScreen, help_entries
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
+from omeconsole.ui.widgets.chart_scale import WINDOWS, window_label
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import StatusLine
 
@@ -80,11 +81,15 @@ class ConsoleApp(AdOpsActions, App[None]):
         Binding("plus", "interval_longer", "Slower", id="interval_longer", tooltip="Longer refresh interval"),
         Binding("minus", "interval_shorter", "Faster", id="interval_shorter",
                 tooltip="Shorter refresh interval"),
+        Binding("w", "chart_window", "Window", id="chart_window",
+                tooltip="What the charts span: 1 min, 5 min, 15 min, 1 h in turn"),
         *ADOPS_BINDINGS,
     ]
 
     filter_text: reactive[str] = reactive("", init=False)
     sort_order: reactive[SortOrder] = reactive(SortOrder.NAME, init=False)
+    chart_window: reactive[float] = reactive(WINDOWS[0], init=False)
+    """Seconds of history the charts and sparklines show."""
 
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
@@ -354,6 +359,9 @@ class ConsoleApp(AdOpsActions, App[None]):
     def watch_sort_order(self) -> None:
         self._redraw(True, None)
 
+    def watch_chart_window(self) -> None:
+        self._redraw(False, None)
+
     def cycle_sort(self) -> None:
         self.sort_order = self.sort_order.next()
         self.notify(f"sorted by {self.sort_order.value}", timeout=2)
@@ -388,6 +396,10 @@ class ConsoleApp(AdOpsActions, App[None]):
     def action_pause(self) -> None:
         self.engine.paused = not self.engine.paused
         self._redraw(False, frozenset())
+
+    def action_chart_window(self) -> None:
+        self.chart_window = WINDOWS[(WINDOWS.index(self.chart_window) + 1) % len(WINDOWS)]
+        self.notify(f"charts show the last {window_label(self.chart_window)}", timeout=2)
 
     def action_refresh(self) -> None:
         self.engine.refresh_now()

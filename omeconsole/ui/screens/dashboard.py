@@ -80,7 +80,7 @@ class DashboardScreen(Screen[None]):
         if path is None:
             detail.clear(self.console.empty_message())
             return
-        detail.show(self.console.view(path), self.console.clock.monotonic())
+        detail.show(self.console.view(path), self.console.clock.monotonic(), self.console.chart_window)
 
     def refresh_status(self) -> None:
         console = self.console
