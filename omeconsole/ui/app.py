@@ -425,7 +425,7 @@ class ConsoleApp(AdOpsActions, App[None]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(help_entries(self.screen)))
+        self.push_screen(HelpScreen(help_entries(self.screen, self.settings.keymap)))
 
     def action_connect(self) -> None:
         self.push_screen(ConnectPrompt(self.settings.api_url), self._connect_entered)
