@@ -68,7 +68,7 @@ class TestThemes:
         names = {t.name for t in loaded.themes}
         assert {"ome-dark", "ome-light", "ome-high-contrast", "ome-colour-blind"} <= names
         for theme in loaded.themes:
-            for variable in ("state-live", "state-ended", "state-stale", "rate-in", "rate-out", "meter"):
+            for variable in ("state-live", "state-ended", "state-stale", "rate-in", "rate-out", "meter", "muted"):
                 assert variable in theme.variables, (theme.name, variable)
 
     def test_colour_blind_theme_does_not_pair_red_and_green_for_states(self) -> None:

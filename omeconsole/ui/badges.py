@@ -24,8 +24,9 @@ STATE_MARKS: dict[NodeState, tuple[str, str]] = {
 
 
 def state_text(state: NodeState, colours: Mapping[str, str]) -> Text:
+    """The state's symbol and word in its colour (a span, so text appended after it keeps its own)."""
     symbol, word = STATE_MARKS[state]
-    return Text(f"{symbol} {word}", style=colours.get(f"state-{state.value}", ""))
+    return Text().append(f"{symbol} {word}", style=colours.get(f"state-{state.value}", ""))
 
 
 def input_protocol(view: NodeView) -> str | None:

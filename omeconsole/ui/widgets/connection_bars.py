@@ -1,6 +1,6 @@
 """Connections per protocol as bars with their numbers: inbound (providers) or outbound (publishers).
 
-Protocols with connections get a bar each; the idle ones are named on one dim line, so the panel
+Protocols with connections get a bar each; the idle ones are named on one muted line, so the panel
 stays short and a missing bar still visibly means zero. When the server does not report a direction
 at all (v1 has no inbound counters) the panel says n/a instead of drawing zeros.
 """
@@ -52,8 +52,9 @@ class ConnectionBars(Static):
         self.update(self._text(), layout=False)
 
     def _text(self) -> Text:
+        muted = self.app.theme_variables.get("muted", "")
         if self._counts is None:
-            return Text(f"{fmt.NA} (not reported by this server)", style="dim")
+            return Text(f"{fmt.NA} (not reported by this server)", style=muted)
         names = list(self._protocols) + sorted(set(self._counts) - set(self._protocols))
         active = [n for n in names if self._counts.get(n, 0) > 0]
         idle = [n for n in names if self._counts.get(n, 0) <= 0]
@@ -71,6 +72,6 @@ class ConnectionBars(Static):
                 text.append(f" {fmt.count(value):>{number_width}}\n", style="bold")
         if idle:
             wide = self.content_size.width >= 40
-            text.append(f"0: {', '.join(idle)}" if wide else f"{len(idle)} more at 0", style="dim")
+            text.append(f"0: {', '.join(idle)}" if wide else f"{len(idle)} more at 0", style=muted)
         text.rstrip()
         return text

@@ -75,7 +75,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         overflow-y: auto;
         & > .node-tree--guides { color: $foreground 45%; }
         & > .node-tree--cursor { color: $block-cursor-foreground; background: $block-cursor-background; }
-        & > .node-tree--cursor-blurred { background: $block-cursor-blurred-background; }
+        & > .node-tree--cursor-blurred { color: $foreground; background: $block-cursor-blurred-background; }
         & > .node-tree--hover { background: $block-hover-background; }
     }
     """
@@ -476,7 +476,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
             # On the cursor every span takes the cursor's colours, so a coloured badge never sits on a
             # background of its own colour; the words and symbols still say the state.
             cursor_class = "node-tree--cursor" if self.has_focus else "node-tree--cursor-blurred"
-            shown.stylize(self.get_component_rich_style(cursor_class, partial=not self.has_focus))
+            shown.stylize(self.get_component_rich_style(cursor_class))
             shown.pad_right(max(0, width - text.cell_len - shown.cell_len))
         text.append_text(shown)
         segments = list(text.render(self.app.console))
