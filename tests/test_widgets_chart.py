@@ -42,11 +42,13 @@ class TestArithmetic:
         assert downsample((xs[:80], ys[:80]), -3600.0, 0.0, 50) == (xs[:80], ys[:80]), "few points: untouched"
 
     def test_missing_rates_and_silences_break_the_line(self) -> None:
-        xs = [-10.0, -9.0, -8.0, -7.0, -6.0, -5.0, -1.0, 0.0]
-        ys: list[float | None] = [1.0, 2.0, None, 3.0, 4.0, 5.0, 6.0, 7.0]
-        assert runs(xs, ys, -60.0, 0.0) == [([-10.0, -9.0], [1.0, 2.0]), ([-7.0, -6.0, -5.0], [3.0, 4.0, 5.0]),
-                                            ([-1.0, 0.0], [6.0, 7.0])]
-        assert runs(xs, ys, -6.5, 0.0)[0] == ([-6.0, -5.0], [4.0, 5.0]), "only the window"
+        xs = [float(t) for t in range(-30, -10)] + [float(t) for t in range(-5, 1)]  # silent from -11 to -5
+        ys: list[float | None] = [1.0] * len(xs)
+        ys[4] = None  # no rate at -26
+        pieces = runs(xs, ys, -60.0, 0.0)
+        assert [(p[0][0], p[0][-1]) for p in pieces] == [(-30.0, -27.0), (-25.0, -11.0), (-5.0, 0.0)]
+        assert all(None not in p[1] for p in pieces)
+        assert runs(xs, ys, -8.0, 0.0) == [([-5.0, -4.0, -3.0, -2.0, -1.0, 0.0], [1.0] * 6)], "only the window"
 
     def test_a_moments_outlier_does_not_set_the_scale(self) -> None:
         steady = [5e6] * 59 + [14e6]

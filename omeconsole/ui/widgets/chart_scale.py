@@ -14,17 +14,18 @@
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import cast
 
 WINDOWS = (60.0, 300.0, 900.0, 3600.0)
 """The chart windows the keys choose between, in seconds: 1 min, 5 min, 15 min, 1 h."""
 
 _RATE_UNITS = ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s"), (1.0, "b/s"))
 GAP_FACTOR = 3.0
-"""A silence this many times the usual spacing between samples is a gap."""
+"""A silence this many times the usual (average) spacing between samples is a gap."""
 OUTLIER_SHARE = 0.05
 OUTLIER_FACTOR = 1.5
 SPARK_BARS = "▁▂▃▄▅▆▇█"
@@ -39,35 +40,23 @@ Run = tuple[list[float], list[float]]
 
 
 def runs(xs: Sequence[float], ys: Sequence[float | None], start: float, end: float) -> list[Run]:
-    """The known points inside [start, end], split where a rate is missing or the samples fall silent."""
-    first = bisect_left(xs, start)
-    last = bisect_left(xs, end, lo=first)
-    if last < len(xs) and xs[last] == end:
-        last += 1
-    spacing = _usual_spacing(xs[first:last])
-    out: list[Run] = []
-    current: Run = ([], [])
-    previous_x: float | None = None
-    for i in range(first, last):
-        x, y = xs[i], ys[i]
-        silent = previous_x is not None and spacing is not None and x - previous_x > GAP_FACTOR * spacing
-        if (y is None or silent or not math.isfinite(y)) and current[0]:
-            out.append(current)
-            current = ([], [])
-        if y is not None and math.isfinite(y):
-            current[0].append(x)
-            current[1].append(y)
-        previous_x = x
-    if current[0]:
-        out.append(current)
-    return out
+    """The known points inside [start, end], split where a rate is missing or the samples fall silent.
 
-
-def _usual_spacing(xs: Sequence[float]) -> float | None:
-    if len(xs) < 3:
-        return None
-    steps = sorted(b - a for a, b in pairwise(xs))
-    return steps[len(steps) // 2] or None
+    Written for long histories: two passes of comprehensions and slices, no per-point bookkeeping.
+    """
+    first, last = bisect_left(xs, start), bisect_right(xs, end)
+    count = last - first
+    if count <= 0:
+        return []
+    # The usual spacing is the window's average: a silence stands far above it even when it is long.
+    limit = GAP_FACTOR * (xs[last - 1] - xs[first]) / (count - 1) if count >= 3 else math.inf
+    inf = math.inf
+    unknown = [i for i, y in enumerate(ys[first:last], first) if y is None or not -inf < y < inf]
+    silences = [i for i in range(first + 1, last) if xs[i] - xs[i - 1] > limit]
+    edges = sorted({first, last, *silences, *unknown, *(i + 1 for i in unknown)})
+    skip = set(unknown)
+    # Between two edges every rate is known: the slices hold floats only.
+    return [(list(xs[a:b]), cast(list[float], list(ys[a:b]))) for a, b in pairwise(edges) if a not in skip]
 
 
 def downsample(run: Run, start: float, end: float, columns: int) -> Run:
@@ -78,21 +67,15 @@ def downsample(run: Run, start: float, end: float, columns: int) -> Run:
     width = (end - start) / columns
     out_x: list[float] = []
     out_y: list[float] = []
-    i, n = 0, len(xs)
-    while i < n:
-        column = min(columns - 1, int((xs[i] - start) / width))
-        low = high = i
-        j = i + 1
-        while j < n and min(columns - 1, int((xs[j] - start) / width)) == column:
-            if ys[j] < ys[low]:
-                low = j
-            if ys[j] > ys[high]:
-                high = j
-            j += 1
-        for k in sorted({low, high}):
-            out_x.append(xs[k])
-            out_y.append(ys[k])
-        i = j
+    i = 0
+    for column in range(columns):
+        j = bisect_left(xs, start + (column + 1) * width, lo=i) if column < columns - 1 else len(xs)
+        if j > i:
+            values = ys[i:j]
+            for k in sorted({values.index(min(values)), values.index(max(values))}):
+                out_x.append(xs[i + k])
+                out_y.append(values[k])
+            i = j
     return out_x, out_y
 
 

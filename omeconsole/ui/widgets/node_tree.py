@@ -23,7 +23,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
@@ -147,6 +147,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self._name_widths: dict[AppBranch, int] = {}
         self._badge_width = 0
         self._told_visible: tuple[NodePath, ...] | None = None
+        self._styles = _RowStyles(Style(), Style(), Style(), Style(), Style())
 
     # Data in ---------------------------------------------------------------------------------------
 
@@ -441,10 +442,18 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self._labels[path] = (key, label)
         return key, label
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Styles are looked up once per pass over the rows, not once per row.
+        self._styles = _RowStyles(self.rich_style, self.get_component_rich_style("node-tree--guides", partial=True),
+                                  self.get_component_rich_style("node-tree--hover"),
+                                  self.get_component_rich_style("node-tree--cursor"),
+                                  self.get_component_rich_style("node-tree--cursor-blurred"))
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         index = y + int(self.scroll_y)
         width = self.size.width
-        base = self.rich_style
+        base = self._styles.base
         if index >= len(self._rows):
             return Strip.blank(width, base)
         row = self._rows.row(index)
@@ -457,11 +466,12 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         return strip
 
     def _draw(self, index: int, row: Row, label: Text, width: int, base: Style) -> Strip:
+        styles = self._styles
         line_style = base
         if index == self.hover_row:
-            line_style += self.get_component_rich_style("node-tree--hover")
+            line_style += styles.hover
         line_style += Style(meta={"row": index})
-        guides = self.get_component_rich_style("node-tree--guides", partial=True)
+        guides = styles.guides
         text = Text(style=line_style, no_wrap=True, end="")
         for last in row.lasts[1:-1]:
             text.append("  " if last else "│ ", style=guides)
@@ -475,8 +485,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         if index == self.cursor:
             # On the cursor every span takes the cursor's colours, so a coloured badge never sits on a
             # background of its own colour; the words and symbols still say the state.
-            cursor_class = "node-tree--cursor" if self.has_focus else "node-tree--cursor-blurred"
-            shown.stylize(self.get_component_rich_style(cursor_class))
+            shown.stylize(styles.cursor if self.has_focus else styles.cursor_blurred)
             shown.pad_right(max(0, width - text.cell_len - shown.cell_len))
         text.append_text(shown)
         segments = list(text.render(self.app.console))
@@ -491,6 +500,15 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     def refresh_line(self, index: int) -> None:
         if index >= 0:
             super().refresh_line(index)
+
+
+@dataclass(frozen=True, slots=True)
+class _RowStyles:
+    base: Style
+    guides: Style
+    hover: Style
+    cursor: Style
+    cursor_blurred: Style
 
 
 def _under(path: NodePath, ancestor: NodePath) -> bool:
