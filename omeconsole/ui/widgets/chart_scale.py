@@ -162,6 +162,7 @@ def spark_levels(values: Sequence[float | None], columns: int) -> list[int | Non
     band at least a quarter of the peak tall, centred on the data: a rate that moves by more than a
     quarter of its peak spans the whole height (its lowest value on the floor, its highest at the
     top), and a steady rate draws a flat line at mid height instead of a solid bar or magnified noise.
+    The peak is the chart's robust top: a moment's outlier is a full bar, not the scale of the rest.
     A known value is never blank (at least ▁); zero sits on the floor when the band starts at zero.
     """
     if columns <= 0 or not values:
@@ -174,7 +175,7 @@ def spark_levels(values: Sequence[float | None], columns: int) -> list[int | Non
     known = [v for v in per_column if v is not None]
     if not known:
         return [None] * columns
-    low, high = min(known), max(known)
+    low, high = min(known), robust_top(known).value
     band = max(high - low, high / 4)
     if band <= 0:
         return [0 if v is not None else None for v in per_column]

@@ -43,13 +43,28 @@ class ConnectionBars(Static):
         if counts == self._counts:
             return
         self._counts = dict(counts) if counts is not None else None
-        text = self._text()
-        lines = len(text.plain.splitlines())
-        self.update(text, layout=lines != self._lines)
-        self._lines = lines
+        self._draw()
 
     def on_resize(self) -> None:
-        self.update(self._text(), layout=False)
+        # The bars are as long as the panel is wide: the height the layout measured was for the old bars.
+        self._draw(resized=True)
+
+    def _draw(self, *, resized: bool = False) -> None:
+        """Draw, and say the panel's height when it changes (its lines as wrapped at this width).
+
+        The panel sets its height itself: inside the detail's row of two panels, Textual measures an
+        auto height at a width narrower than the one it then draws at, so bars drawn to the full width
+        were counted as wrapped and the panel kept empty rows.
+        """
+        text = self._text()
+        width = self.content_size.width
+        self.update(text, layout=False)
+        if not width:
+            return
+        lines = len(text.wrap(self.app.console, width))
+        if resized or lines != self._lines:
+            self.styles.height = lines + self.styles.gutter.height
+        self._lines = lines
 
     def _text(self) -> Text:
         muted = self.app.theme_variables.get("muted", "")

@@ -46,13 +46,15 @@ HEADROOM = 1.1
 
 
 def _title(label: str, window: float, note: str, width: int) -> str:
-    """The longest title that fits: plotext leaves out a title wider than its plot."""
+    """The most telling title that fits the plot's `width` (plotext leaves out a title wider than its
+    plot): a note about a clipped peak is kept before the long form of the label."""
     span = window_label(window)
     short = label.rsplit(" ", 1)[-1]
-    candidates = [f"{label} · last {span}", f"{short} · {span}", short]
+    names = [f"{label} · last {span}", f"{short} · {span}", short]
     if note:
-        candidates = [f"{c}  {note}" for c in candidates[:2]] + [f"{short}  {note}", *candidates]
-    return next((c for c in candidates if cell_len(c) <= width - 2), short)
+        notes = [note, note.replace(" off scale", ""), note.replace(" peak", "").replace(" off scale", "")]
+        names = [f"{names[0]}  {notes[0]}", *(f"{name}  {n}" for n in notes for name in names[1:]), *names]
+    return next((name for name in names if cell_len(name) <= width - 2), short)
 
 
 @dataclass(frozen=True)
@@ -153,11 +155,11 @@ class ThroughputChart(Widget):
         if clipped and top.clipped_peak is not None:
             plt.scatter(clipped, [axis.top] * len(clipped), marker=CLIPPED_MARK, color=colour)
             note = f"{CLIPPED_MARK} peak {fmt.rate(top.clipped_peak)} off scale"
-        plt.title(_title(series.label, window, note, width))
+        plot_width = width - max(cell_len(label) for label in axis.labels) - 2
+        plt.title(_title(series.label, window, note, plot_width))
         plt.ylim(0, axis.top)
         plt.yticks(axis.ticks, axis.labels)
-        label_width = max(cell_len(label) for label in axis.labels)
-        times = time_axis(window, width - label_width - 2)
+        times = time_axis(window, plot_width)
         plt.xlim(-window, 0)
         plt.xticks(times.ticks, times.labels)
         plot.refresh()
