@@ -12,15 +12,13 @@ both draw the same history.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gc
 import math
-import statistics
 import time
 from typing import Any
 
-from baseline import default_baseline, load_baseline
+from baseline import loaded, parser, row
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 from textual_plotext import PlotextPlot
@@ -74,13 +72,8 @@ async def measure(chart: Widget, series: list[Any], window: float | None, builds
 
 
 async def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--builds", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--baseline", help="git revision of the old chart (default: the merge base with main)")
-    args = parser.parse_args()
-    rev = args.baseline or default_baseline()
-    load_baseline(rev)
+    args = parser(__doc__, "builds", 20).parse_args()
+    rev = loaded(args)
     import old_throughput_chart  # type: ignore[import-not-found]
 
     results: dict[tuple[int, str], list[float]] = {}
@@ -99,15 +92,8 @@ async def main() -> int:
     print("| points | before: median (p90) | after: median (p90) | after / before |")
     print("|---|---|---|---|")
     for points in POINTS:
-        before, after = results[(points, "before")], results[(points, "after")]
-        print(f"| {points:,} | {statistics.median(before):.1f} ({_p90(before):.1f}) "
-              f"| {statistics.median(after):.1f} ({_p90(after):.1f}) "
-              f"| {statistics.median(after) / statistics.median(before):.2f} |")
+        print(row(f"{points:,}", results[(points, "before")], results[(points, "after")]))
     return 0
-
-
-def _p90(values: list[float]) -> float:
-    return statistics.quantiles(values, n=10)[-1]
 
 
 if __name__ == "__main__":

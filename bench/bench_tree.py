@@ -16,16 +16,14 @@ dashboard applies it, then drawing the tree's rows; its CPU time is `time.proces
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gc
-import statistics
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from baseline import default_baseline, load_baseline
+from baseline import loaded, parser, row
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widget import Widget
@@ -197,13 +195,8 @@ async def measure(factory: Callable[[Readings], Host], scenario: str, ops: int) 
 
 
 async def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ops", type=int, default=30)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--baseline", help="git revision of the old widget (default: the merge base with main)")
-    args = parser.parse_args()
-    rev = args.baseline or default_baseline()
-    load_baseline(rev)
+    args = parser(__doc__, "ops", 30).parse_args()
+    rev = loaded(args)
     import old_node_tree  # type: ignore[import-not-found]
     import old_tree_model  # type: ignore[import-not-found]
 
@@ -219,15 +212,8 @@ async def main() -> int:
     print("| operation | before: median (p90) | after: median (p90) | after / before |")
     print("|---|---|---|---|")
     for scenario in SCENARIOS:
-        before, after = results[(scenario, "before")], results[(scenario, "after")]
-        ratio = statistics.median(after) / statistics.median(before)
-        print(f"| {scenario} | {statistics.median(before):.1f} ({_p90(before):.1f}) "
-              f"| {statistics.median(after):.1f} ({_p90(after):.1f}) | {ratio:.2f} |")
+        print(row(scenario, results[(scenario, "before")], results[(scenario, "after")]))
     return 0
-
-
-def _p90(values: list[float]) -> float:
-    return statistics.quantiles(values, n=10)[-1]
 
 
 if __name__ == "__main__":

@@ -16,7 +16,11 @@ next round, and reports console ÷ floor:
 CPU is the process's utime+stime from /proc over each window, divided by wall time; peak memory is
 its VmHWM. The simulator runs as its own process (`ome-simulator --scenario NAME`, real clock).
 
-    .venv/bin/python bench/bench_tui.py [--seconds 30] [--rounds 2] [--phase demo ...] [--history-minutes 10] [--json]
+    .venv/bin/python bench/bench_tui.py [--seconds 30] [--rounds 2] [--phase demo ...] [--history-minutes 10]
+        [--baseline-source DIR] [--json]
+
+`--baseline-source DIR` adds a third program to every phase: the console package found in DIR (for
+example `git archive main | tar -x -C DIR`), run with this tree's environment, for a before/after.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -110,11 +115,11 @@ def _tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
 
 
-def run_in_tmux(program: str, command: str, plan: Plan) -> Launch:
+def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Launch:
     session = f"bench-tui-{os.getpid()}-{program}-{plan.group}"
     try:
         started = time.monotonic()
-        _tmux("new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]),
+        _tmux("new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), "-c", str(cwd),
               f"exec env TERM=xterm-256color {command}")
         _tmux("set-option", "-t", session, "remain-on-exit", "on")  # keep a crash on screen to report it
         pid = int(_tmux("list-panes", "-t", session, "-F", "#{pane_pid}").split()[0])
@@ -146,14 +151,27 @@ def run_in_tmux(program: str, command: str, plan: Plan) -> Launch:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
 
 
-def console(plan: Plan) -> Launch:
-    simulator, api_url = _start_simulator(plan.scenario)
-    try:
-        return run_in_tmux("console", f"{BIN / 'omeconsole'} --api-url {api_url} --token {TOKEN} --select {STREAM}",
-                           plan)
-    finally:
-        simulator.terminate()
-        simulator.wait(timeout=10)
+Program = Callable[[Plan], Launch]
+
+
+def console(source: Path | None = None) -> Program:
+    """The console of this tree, or (`source`) the `omeconsole` package of another checkout, with this
+    tree's environment: a baseline run in the same batch."""
+    name = "baseline" if source else "console"
+    # Run from `source`: `python -c` puts the working directory first on the path, before this tree.
+    start = (f"{sys.executable} -c 'import sys; from omeconsole.cli.main import main; sys.exit(main())'"
+             if source else str(BIN / "omeconsole"))
+
+    def run(plan: Plan) -> Launch:
+        simulator, api_url = _start_simulator(plan.scenario)
+        try:
+            return run_in_tmux(name, f"{start} --api-url {api_url} --token {TOKEN} --select {STREAM}", plan,
+                               cwd=source or ROOT)
+        finally:
+            simulator.terminate()
+            simulator.wait(timeout=10)
+
+    return run
 
 
 def floor(plan: Plan) -> Launch:
@@ -161,24 +179,30 @@ def floor(plan: Plan) -> Launch:
                        plan)
 
 
-def report(launches: list[Launch], chosen: dict[str, Plan]) -> None:
+def report(launches: list[Launch], chosen: dict[str, Plan], with_baseline: bool) -> None:
     def median(program: str, pick: str, group: str | None = None) -> float:
         values = [(lch.cpu.get(pick) if pick in lch.cpu else getattr(lch, pick, None)) for lch in launches
                   if lch.program == program and (group is None or lch.group == group)]
         known = [v for v in values if v is not None and v == v]
         return statistics.median(known) if known else float("nan")
 
-    print("| phase | console | floor | console ÷ floor |")
-    print("|---|---|---|---|")
+    def line(label: str, pick: str, shown: Callable[[float], str], group: str | None = None) -> None:
+        ours, base = median("console", pick, group), median("floor", pick, group)
+        cells = [label, shown(ours), shown(base), f"{ours / base:.2f}"]
+        if with_baseline:
+            old = median("baseline", pick, group)
+            cells += [shown(old), f"{old / base:.2f}"]
+        print(f"| {' | '.join(cells)} |")
+
+    extra = " baseline console | baseline ÷ floor |" if with_baseline else ""
+    print(f"| phase | console | floor | console ÷ floor |{extra}")
+    print("|---|---|---|---|" + ("---|---|" if with_baseline else ""))
     for plan in chosen.values():
         for window in plan.windows:
-            ours, base = median("console", window.name), median("floor", window.name)
-            print(f"| {window.name} (CPU, share of one core) | {ours:.1%} | {base:.1%} | {ours / base:.2f} |")
+            line(f"{window.name} (CPU, share of one core)", window.name, lambda v: f"{v:.1%}")
     for group in chosen:
-        ours, base = median("console", "first_data_s", group), median("floor", "first_data_s", group)
-        print(f"| first data / first frame, {group} | {ours:.2f} s | {base:.2f} s | {ours / base:.2f} |")
-        ours, base = median("console", "peak_rss_mb", group), median("floor", "peak_rss_mb", group)
-        print(f"| peak RSS, {group} | {ours:.0f} MB | {base:.0f} MB | {ours / base:.2f} |")
+        line(f"first data / first frame, {group}", "first_data_s", lambda v: f"{v:.2f} s", group)
+        line(f"peak RSS, {group}", "peak_rss_mb", lambda v: f"{v:.0f} MB", group)
 
 
 def main() -> int:
@@ -188,6 +212,8 @@ def main() -> int:
     parser.add_argument("--phase", action="append", choices=("demo", "stream", "scale", "history"),
                         help="demo, stream and scale unless given (history needs --history-minutes)")
     parser.add_argument("--history-minutes", type=float, default=0.0)
+    parser.add_argument("--baseline-source", type=Path,
+                        help="a checkout of other console code, run in the same batch (e.g. a `git archive` of main)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
@@ -196,16 +222,20 @@ def main() -> int:
     available = plans(args.seconds, args.history_minutes)
     wanted = args.phase or [p for p in ("demo", "stream", "scale", "history") if p in available]
     chosen = {name: available[name] for name in wanted if name in available}
+    programs: list[Program] = [console(), floor]
+    if args.baseline_source:
+        programs.append(console(args.baseline_source.resolve()))
     launches: list[Launch] = []
     for round_ in range(args.rounds):
         for plan in chosen.values():
-            order = (console, floor) if round_ % 2 == 0 else (floor, console)
-            launches.extend(run(plan) for run in order)
+            # Each round starts with a different program, so none always runs first (or last).
+            turn = round_ % len(programs)
+            launches.extend(run(plan) for run in programs[turn:] + programs[:turn])
     if args.json:
         print(json.dumps([asdict(launch) for launch in launches], indent=2))
         return 0
     print(f"tmux {SIZE[0]}x{SIZE[1]}, {args.rounds} rounds alternating console and floor; medians")
-    report(launches, chosen)
+    report(launches, chosen, args.baseline_source is not None)
     return 0
 
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual_plotext import PlotextPlot
+from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, threaded_sim
 
 from omeconsole.model.nodes import AppStreams, NodeState, NodeView
 from omeconsole.model.paths import NodePath
@@ -22,6 +26,8 @@ from omeconsole.ui.screens.help import HelpScreen, help_entries
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
 from omeconsole.ui.widgets.node_tree import NodeTree
+
+__all__ = ["console_clock", "quiet_ui", "threaded_sim"]
 
 LISTING = {"default": {"app": AppStreams(("news", "sports"))}}
 
@@ -128,3 +134,23 @@ def test_every_console_binding_is_in_a_help_section() -> None:
     owners = [ConsoleApp, DashboardScreen, NodeScreen, NodeTree, HelpScreen, TokenPrompt, ConnectPrompt, ExportDone,
               AdBreakScreen, CueOutDialog, Id3Dialog, ConfirmSend, AdEventsScreen, AdEventDetail]
     assert binding_ids(owners) - set(HELP_SECTIONS) == set()
+
+
+async def test_w_and_shift_w_choose_the_charts_window(quiet_ui: None, threaded_sim: ThreadedSimulator,
+                                                      console_clock: ParkingClock, tmp_path: Path) -> None:
+    """The operator widens the charts to 5 min and 15 min with w, and narrows them back with W."""
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/app/news")
+    async with app.run_test(size=(160, 50)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        await pilot.press("w")
+        await driver.settle()
+        assert "last 5 min" in _chart_text(app) and "-5m" in _chart_text(app)
+        await pilot.press("w", "W", "W")
+        await driver.settle()
+        assert "last 1 min" in _chart_text(app) and "-60s" in _chart_text(app)
+
+
+def _chart_text(app: App[Any]) -> str:
+    return "\n".join(strip.text for plot in app.screen.query(PlotextPlot).results(PlotextPlot)
+                     for strip in plot.render_lines(Region(0, 0, plot.size.width, plot.size.height)))

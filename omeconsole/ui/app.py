@@ -81,8 +81,10 @@ class ConsoleApp(AdOpsActions, App[None]):
         Binding("plus", "interval_longer", "Slower", id="interval_longer", tooltip="Longer refresh interval"),
         Binding("minus", "interval_shorter", "Faster", id="interval_shorter",
                 tooltip="Shorter refresh interval"),
-        Binding("w", "chart_window", "Window", id="chart_window",
+        Binding("w", "chart_window(1)", "Window", id="chart_window",
                 tooltip="What the charts span: 1 min, 5 min, 15 min, 1 h in turn"),
+        Binding("W", "chart_window(-1)", "Shorter window", id="chart_window_back", show=False,
+                tooltip="The charts' window, the other way round"),
         *ADOPS_BINDINGS,
     ]
 
@@ -397,8 +399,8 @@ class ConsoleApp(AdOpsActions, App[None]):
         self.engine.paused = not self.engine.paused
         self._redraw(False, frozenset())
 
-    def action_chart_window(self) -> None:
-        self.chart_window = WINDOWS[(WINDOWS.index(self.chart_window) + 1) % len(WINDOWS)]
+    def action_chart_window(self, step: int) -> None:
+        self.chart_window = WINDOWS[(WINDOWS.index(self.chart_window) + step) % len(WINDOWS)]
         self.notify(f"charts show the last {window_label(self.chart_window)}", timeout=2)
 
     def action_refresh(self) -> None:

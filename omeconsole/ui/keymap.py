@@ -41,8 +41,8 @@ class HelpSection(enum.Enum):
 _SECTION_IDS: dict[HelpSection, tuple[str, ...]] = {
     HelpSection.NAVIGATE: ("cursor_down", "cursor_up", "collapse", "expand", "toggle_branch", "page_down",
                            "page_up", "cursor_first", "cursor_last", "open", "back"),
-    HelpSection.VIEW: ("filter", "clear_filter", "sort", "chart_window", "pause", "refresh", "interval_longer",
-                       "interval_shorter"),
+    HelpSection.VIEW: ("filter", "clear_filter", "sort", "chart_window", "chart_window_back", "pause", "refresh",
+                       "interval_longer", "interval_shorter"),
     HelpSection.AD_OPS: ("cue_out", "cue_in", "id3", "ad_break", "ad_events", "reload_ad_events",
                          "close_ad_break", "close_ad_events", "close_ad_event", "send_id3", "add_id3_frame",
                          "cancel_cue_out", "cancel_id3", "confirm_send", "refuse_send"),

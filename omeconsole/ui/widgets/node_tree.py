@@ -47,6 +47,17 @@ def _unknown(path: NodePath) -> NodeView:
     return NodeView(path=path, state=NodeState.UNKNOWN)
 
 
+@dataclass
+class TreeMessage(Message):
+    """What a NodeTree tells its screen; `control` is the tree, so `@on(..., "#tree")` selects by it."""
+
+    tree: NodeTree
+
+    @property
+    def control(self) -> NodeTree:
+        return self.tree
+
+
 class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "Down", id="cursor_down", show=False),
@@ -81,49 +92,29 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     """
 
     @dataclass
-    class Highlighted(Message):
+    class Highlighted(TreeMessage):
         """The cursor rests on another node (None: the tree is empty)."""
 
-        tree: NodeTree
         path: NodePath | None
 
-        @property
-        def control(self) -> NodeTree:
-            return self.tree
-
     @dataclass
-    class Opened(Message):
+    class Opened(TreeMessage):
         """Enter (or a click on the cursor's row) on a node: show it in full."""
 
-        tree: NodeTree
         path: NodePath
 
-        @property
-        def control(self) -> NodeTree:
-            return self.tree
-
     @dataclass
-    class Toggled(Message):
+    class Toggled(TreeMessage):
         """A host or application was expanded or collapsed."""
 
-        tree: NodeTree
         path: NodePath
         expanded: bool
 
-        @property
-        def control(self) -> NodeTree:
-            return self.tree
-
     @dataclass
-    class VisibleRowsChanged(Message):
+    class VisibleRowsChanged(TreeMessage):
         """The nodes on screen changed (scroll, resize, new listing, a branch opened or closed)."""
 
-        tree: NodeTree
         paths: tuple[NodePath, ...]
-
-        @property
-        def control(self) -> NodeTree:
-            return self.tree
 
     compact: reactive[bool] = reactive(False)
     """Labels carry only the name, state and viewers (narrow terminals)."""
@@ -159,16 +150,22 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self._now = now
         if changed is not None:
             self._arranger.readings_changed(changed)
-        if not self._rearrange() and self._any_shown(changed):
-            self.refresh()
+        if not self._rearrange():
+            self._redraw_rows(changed)
 
     def _latest(self, path: NodePath) -> Sample | None:
         return self._view_of(path).latest
 
-    def _any_shown(self, changed: Collection[NodePath] | None) -> bool:
-        if not changed:  # everything, or a clock tick: ages moved, so a shown node may have turned stale
-            return True
-        return any(path in changed for path in self.visible_paths())
+    def _redraw_rows(self, changed: Collection[NodePath] | None) -> None:
+        """Repaint the rows on screen whose node changed; all of them for None or an empty set (a clock
+        tick: ages moved, so a shown node may have turned stale)."""
+        if not changed:
+            self.refresh()
+            return
+        top = int(self.scroll_y)
+        for index, path in enumerate(self._rows.paths(top, top + max(1, self.size.height)), top):
+            if path in changed:
+                self.refresh_line(index)
 
     def _rearrange(self) -> bool:
         """Lay the rows out again if the arrangement changed; True when it did (and all was redrawn)."""

@@ -83,6 +83,7 @@ class RateSparkline(Horizontal):
         self._caption = caption
         self._colour_variable = colour_variable
         self._numbers = fmt.NA
+        self._numbers_width = len(fmt.NA)
 
     def compose(self) -> ComposeResult:
         yield Label(self._caption, classes="caption")
@@ -95,6 +96,9 @@ class RateSparkline(Horizontal):
         known = [v for v in values if v is not None]
         text = spark_numbers(values[-1], min(known), max(known)) if known else fmt.NA
         if text != self._numbers:
-            # The numbers take the width they need: lay out again only when that width changes.
-            self.query_one(".numbers", Label).update(text, layout=len(text) != len(self._numbers))
+            # The numbers take the width they need, and keep the widest they have needed: the screen
+            # is laid out again when they grow, not each time a digit comes or goes.
+            grows = len(text) > self._numbers_width
+            self._numbers_width = max(self._numbers_width, len(text))
+            self.query_one(".numbers", Label).update(text.ljust(self._numbers_width), layout=grows)
             self._numbers = text
