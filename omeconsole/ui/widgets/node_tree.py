@@ -157,15 +157,20 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         return self._view_of(path).latest
 
     def _redraw_rows(self, changed: Collection[NodePath] | None) -> None:
-        """Repaint the rows on screen whose node changed; all of them for None or an empty set (a clock
-        tick: ages moved, so a shown node may have turned stale)."""
-        if not changed:
+        """Repaint the rows on screen whose node changed (None: all of them). An empty set is a clock
+        tick: no reading is new, but a node may have turned stale, so the rows whose label would now
+        show something else are repainted, and only those."""
+        if changed is None:
             self.refresh()
             return
         top = int(self.scroll_y)
         for index, path in enumerate(self._rows.paths(top, top + max(1, self.size.height)), top):
-            if path in changed:
+            if path in changed if changed else self._label_is_old(path):
                 self.refresh_line(index)
+
+    def _label_is_old(self, path: NodePath) -> bool:
+        cached = self._labels.get(path)
+        return cached is None or cached[0] != self._shows(self._view_of(path))
 
     def _rearrange(self) -> bool:
         """Lay the rows out again if the arrangement changed; True when it did (and all was redrawn)."""
@@ -422,12 +427,16 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     # Drawing ---------------------------------------------------------------------------------------
 
+    def _shows(self, view: NodeView) -> tuple[object, ...]:
+        """What a label shows of a node: it is built again only when this changes."""
+        latest = view.latest
+        return (view.state, latest.at if latest else None, view.info.source_type if view.info else None,
+                self.compact, self.app.theme)
+
     def _label(self, path: NodePath) -> tuple[tuple[object, ...], Text]:
         """The row's label and what it shows (its cache key), built only when that changed."""
         view = self._view_of(path)
-        latest = view.latest
-        key = (view.state, latest.at if latest else None, view.info.source_type if view.info else None,
-               self.compact, self.app.theme)
+        key = self._shows(view)
         cached = self._labels.get(path)
         if cached is not None and cached[0] == key:
             return cached
