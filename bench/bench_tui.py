@@ -1,11 +1,26 @@
-"""The console in a real pseudo-terminal (tmux): CPU share, peak memory, time to the first data frame.
+"""The console in a real pseudo-terminal (tmux) against its floor: CPU share, first data, peak memory.
 
-For each scenario the simulator runs as its own process and the console (`omeconsole`, the normal
-command) runs alone in a tmux pane, so the figures are the console's own. The first data frame is
-the first screen on which a node shows a reading ("● live"); CPU and memory are read from /proc for
-the console process over the measuring window.
+The floor (`bench/floor_app.py`) is a bare Textual app with the console's visible widgets updated once
+a second and no HTTP: what this stack costs before the console does anything. Each phase runs the
+console and the floor alone in a tmux pane of 160x50, one after the other and in the other order the
+next round, and reports console ÷ floor:
 
-    .venv/bin/python bench/bench_tui.py [--seconds 60] [--scenario demo --scenario scale] [--json]
+- demo tree: the dashboard on the `demo` scenario (8 streams), the floor with 8 streams;
+- demo stream view: Enter on `default/app/news` (the stream's own screen);
+- scale first 30 s / scale steady: the dashboard on `scale` (10,000 streams), the floor with a
+  10,000-node tree, the 30 s after the first data, then `--seconds` from 60 s on;
+- after N minutes of history (`--history-minutes N`, off by default): the demo stream view measured
+  once the console has run N minutes (its charts then hold N minutes of samples);
+- first data: launch to the first screen showing a reading ("● live"); for the floor, its first frame.
+
+CPU is the process's utime+stime from /proc over each window, divided by wall time; peak memory is
+its VmHWM. The simulator runs as its own process (`ome-simulator --scenario NAME`, real clock).
+
+    .venv/bin/python bench/bench_tui.py [--seconds 30] [--rounds 2] [--phase demo ...] [--history-minutes 10]
+        [--baseline-source DIR] [--json]
+
+`--baseline-source DIR` adds a third program to every phase: the console package found in DIR (for
+example `git archive main | tar -x -C DIR`), run with this tree's environment, for a before/after.
 """
 
 from __future__ import annotations
@@ -15,10 +30,12 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,16 +44,49 @@ TOKEN = "bench-token"
 SIZE = (160, 50)
 DATA_MARK = "● live"
 TICKS = os.sysconf("SC_CLK_TCK")
+STREAM = "default/app/news"
+
+
+@dataclass(frozen=True)
+class Window:
+    name: str
+    after_first: float
+    """Seconds after the first data (or first frame) the window opens."""
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One launch: which scenario, which keys once data is on screen, which windows to measure."""
+
+    group: str
+    scenario: str
+    floor_streams: int
+    windows: tuple[Window, ...]
+    keys: tuple[str, ...] = ()
 
 
 @dataclass
-class Result:
-    scenario: str
-    seconds: float
-    cpu_share_of_one_core: float
-    peak_rss_mb: float
+class Launch:
+    program: str
+    group: str
     first_data_s: float
-    terminal: str
+    peak_rss_mb: float
+    cpu: dict[str, float] = field(default_factory=dict)
+
+
+def plans(seconds: float, history_minutes: float) -> dict[str, Plan]:
+    out = {
+        "demo": Plan("demo", "demo", 8, (Window("demo tree", 2.0, seconds),)),
+        "stream": Plan("stream", "demo", 8, (Window("demo stream view", 3.0, seconds),), keys=("Enter",)),
+        "scale": Plan("scale", "scale", 10_000, (Window("scale first 30 s", 0.0, 30.0),
+                                                 Window("scale steady", 60.0, seconds))),
+    }
+    if history_minutes > 0:
+        out["history"] = Plan("history", "demo", 8,
+                              (Window(f"after {history_minutes:g} min of history", history_minutes * 60, seconds),),
+                              keys=("Enter",))
+    return out
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -65,55 +115,127 @@ def _tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
 
 
-def measure(scenario: str, seconds: float) -> Result:
-    simulator, api_url = _start_simulator(scenario)
-    session = f"bench-tui-{os.getpid()}-{scenario}"
-    command = (f"exec env TERM=xterm-256color {BIN / 'omeconsole'} --api-url {api_url} --token {TOKEN}")
+def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Launch:
+    session = f"bench-tui-{os.getpid()}-{program}-{plan.group}"
     try:
         started = time.monotonic()
-        _tmux("new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
+        _tmux("new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), "-c", str(cwd),
+              f"exec env TERM=xterm-256color {command}")
         _tmux("set-option", "-t", session, "remain-on-exit", "on")  # keep a crash on screen to report it
         pid = int(_tmux("list-panes", "-t", session, "-F", "#{pane_pid}").split()[0])
-        first_data = float("nan")
+        first = float("nan")
         while time.monotonic() - started < 30:
             if DATA_MARK in _tmux("capture-pane", "-p", "-t", session):
-                first_data = time.monotonic() - started
+                first = time.monotonic() - started
                 break
             time.sleep(0.02)
-        cpu_before, wall_before = _cpu_seconds(pid), time.monotonic()
-        time.sleep(seconds)
-        if not Path(f"/proc/{pid}").exists():
-            raise RuntimeError(f"the console exited during the run; its last screen:\n"
+        if first != first:
+            raise RuntimeError(f"{program} showed no data in 30 s; its screen:\n"
                                f"{_tmux('capture-pane', '-p', '-t', session)}")
-        cpu = _cpu_seconds(pid) - cpu_before
-        wall = time.monotonic() - wall_before
-        peak = _peak_rss_mb(pid)
-        return Result(scenario, round(wall, 1), round(cpu / wall, 4), round(peak, 1), round(first_data, 2),
-                      f"tmux {SIZE[0]}x{SIZE[1]}")
+        first_at = time.monotonic()
+        if plan.keys:
+            time.sleep(2.0)  # the --select node is listed and under the cursor
+            _tmux("send-keys", "-t", session, *plan.keys)
+        launch = Launch(program, plan.group, round(first, 2), float("nan"))
+        for window in plan.windows:
+            time.sleep(max(0.0, first_at + window.after_first - time.monotonic()))
+            cpu_before, wall_before = _cpu_seconds(pid), time.monotonic()
+            time.sleep(window.seconds)
+            if not Path(f"/proc/{pid}").exists():
+                raise RuntimeError(f"{program} exited during the run; its last screen:\n"
+                                   f"{_tmux('capture-pane', '-p', '-t', session)}")
+            launch.cpu[window.name] = (_cpu_seconds(pid) - cpu_before) / (time.monotonic() - wall_before)
+        launch.peak_rss_mb = round(_peak_rss_mb(pid), 1)
+        return launch
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
-        simulator.terminate()
-        simulator.wait(timeout=10)
+
+
+Program = Callable[[Plan], Launch]
+
+
+def console(source: Path | None = None) -> Program:
+    """The console of this tree, or (`source`) the `omeconsole` package of another checkout, with this
+    tree's environment: a baseline run in the same batch."""
+    name = "baseline" if source else "console"
+    # Run from `source`: `python -c` puts the working directory first on the path, before this tree.
+    start = (f"{sys.executable} -c 'import sys; from omeconsole.cli.main import main; sys.exit(main())'"
+             if source else str(BIN / "omeconsole"))
+
+    def run(plan: Plan) -> Launch:
+        simulator, api_url = _start_simulator(plan.scenario)
+        try:
+            return run_in_tmux(name, f"{start} --api-url {api_url} --token {TOKEN} --select {STREAM}", plan,
+                               cwd=source or ROOT)
+        finally:
+            simulator.terminate()
+            simulator.wait(timeout=10)
+
+    return run
+
+
+def floor(plan: Plan) -> Launch:
+    return run_in_tmux("floor", f"{sys.executable} {ROOT / 'bench' / 'floor_app.py'} --streams {plan.floor_streams}",
+                       plan)
+
+
+def report(launches: list[Launch], chosen: dict[str, Plan], with_baseline: bool) -> None:
+    def median(program: str, pick: str, group: str | None = None) -> float:
+        values = [(lch.cpu.get(pick) if pick in lch.cpu else getattr(lch, pick, None)) for lch in launches
+                  if lch.program == program and (group is None or lch.group == group)]
+        known = [v for v in values if v is not None and v == v]
+        return statistics.median(known) if known else float("nan")
+
+    def line(label: str, pick: str, shown: Callable[[float], str], group: str | None = None) -> None:
+        ours, base = median("console", pick, group), median("floor", pick, group)
+        cells = [label, shown(ours), shown(base), f"{ours / base:.2f}"]
+        if with_baseline:
+            old = median("baseline", pick, group)
+            cells += [shown(old), f"{old / base:.2f}"]
+        print(f"| {' | '.join(cells)} |")
+
+    extra = " baseline console | baseline ÷ floor |" if with_baseline else ""
+    print(f"| phase | console | floor | console ÷ floor |{extra}")
+    print("|---|---|---|---|" + ("---|---|" if with_baseline else ""))
+    for plan in chosen.values():
+        for window in plan.windows:
+            line(f"{window.name} (CPU, share of one core)", window.name, lambda v: f"{v:.1%}")
+    for group in chosen:
+        line(f"first data / first frame, {group}", "first_data_s", lambda v: f"{v:.2f} s", group)
+        line(f"peak RSS, {group}", "peak_rss_mb", lambda v: f"{v:.0f} MB", group)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--scenario", action="append", help="demo and scale unless given")
+    parser.add_argument("--seconds", type=float, default=30.0, help="length of each measuring window")
+    parser.add_argument("--rounds", type=int, default=2, help="console and floor alternate their order each round")
+    parser.add_argument("--phase", action="append", choices=("demo", "stream", "scale", "history"),
+                        help="demo, stream and scale unless given (history needs --history-minutes)")
+    parser.add_argument("--history-minutes", type=float, default=0.0)
+    parser.add_argument("--baseline-source", type=Path,
+                        help="a checkout of other console code, run in the same batch (e.g. a `git archive` of main)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         print("bench_tui: tmux is needed", file=sys.stderr)
         return 2
-    results = [measure(s, args.seconds) for s in args.scenario or ["demo", "scale"]]
+    available = plans(args.seconds, args.history_minutes)
+    wanted = args.phase or [p for p in ("demo", "stream", "scale", "history") if p in available]
+    chosen = {name: available[name] for name in wanted if name in available}
+    programs: list[Program] = [console(), floor]
+    if args.baseline_source:
+        programs.append(console(args.baseline_source.resolve()))
+    launches: list[Launch] = []
+    for round_ in range(args.rounds):
+        for plan in chosen.values():
+            # Each round starts with a different program, so none always runs first (or last).
+            turn = round_ % len(programs)
+            launches.extend(run(plan) for run in programs[turn:] + programs[:turn])
     if args.json:
-        print(json.dumps([asdict(r) for r in results], indent=2))
+        print(json.dumps([asdict(launch) for launch in launches], indent=2))
         return 0
-    print("| scenario | window | CPU (share of one core) | peak RSS | launch to first data |")
-    print("|---|---|---|---|---|")
-    for r in results:
-        print(f"| {r.scenario} | {r.seconds:.0f} s, {r.terminal} | {r.cpu_share_of_one_core:.1%} "
-              f"| {r.peak_rss_mb:.0f} MB | {r.first_data_s:.2f} s |")
+    print(f"tmux {SIZE[0]}x{SIZE[1]}, {args.rounds} rounds alternating console and floor; medians")
+    report(launches, chosen, args.baseline_source is not None)
     return 0
 
 

@@ -1,4 +1,5 @@
-"""SVG snapshots of the console: every theme at 80x24 and 160x50, help, palette, banner, too small.
+"""SVG snapshots of the console: every theme at 80x24 and 160x50, help, palette, banner, too small, and
+the widgets on made-up data (gaps, an outlier, every state, hostile names) in the dark and light themes.
 
 The data is frozen: a seeded simulator on a ManualClock and a FakeClock for the console, moved the
 same number of steps every run, so a snapshot changes only when the picture does.
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_ui, threaded_sim
+from widget_support import Gallery
 
 __all__ = ["quiet_ui", "threaded_sim"]
 
@@ -75,3 +77,11 @@ def test_too_small_terminal_keeps_one_panel(snap_compare: SnapCompare, quiet_ui:
     clock = ParkingClock()
     app = make_app(threaded_sim.api_url, clock, tmp_path, select="default/app/news")
     assert snap_compare(app, terminal_size=(60, 18), run_before=warmed(clock, threaded_sim, 3))
+
+
+@pytest.mark.parametrize("theme", ["ome-dark", "ome-light"])
+def test_widgets_show_gaps_outliers_states_and_names_as_data(snap_compare: SnapCompare, quiet_ui: None,
+                                                              theme: str) -> None:
+    """Five minutes of a stream: "in" has a gap and a moment's outlier (clipped, marked, named); the tree
+    shows live, stale, ended and unread streams and names with control and bidi characters escaped."""
+    assert snap_compare(Gallery(theme, window=300.0), terminal_size=(140, 42))

@@ -1,4 +1,4 @@
-"""The console's pure parts: wording of numbers, tree filtering and sorting, themes, bars, export files."""
+"""The console's pure parts: wording of numbers, themes, bars, badges, export files."""
 
 from __future__ import annotations
 
@@ -8,11 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from rich.style import Style
 
 from omeconsole.core.export import write_history
-from omeconsole.core.tree_model import SortOrder, arrange
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample
@@ -21,7 +18,6 @@ from omeconsole.ui import format as fmt
 from omeconsole.ui.badges import node_label
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, ThemeFileError, load_theme_file, load_themes
 from omeconsole.ui.widgets.connection_bars import bar
-from omeconsole.ui.widgets.rate_sparkline import _ZeroBasedBars
 from omeconsole.ui.widgets.status_bar import banner_text
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -65,48 +61,6 @@ class TestUnits:
         assert fmt.age(7260) == "2 h 01 min"
 
 
-LISTING = {"default": {"app": ["news", "backup", "sports"], "live": ["concert"]}}
-VIEWS = {
-    "default/app/news": view("default/app/news", viewers=25, rate=3e6),
-    "default/app/backup": view("default/app/backup", viewers=0, rate=6e6),
-    "default/app/sports": view("default/app/sports", viewers=80, rate=2.5e6),
-    "default/live/concert": view("default/live/concert", viewers=120, rate=8e6),
-}
-
-
-def view_of(path: NodePath) -> NodeView:
-    return VIEWS.get(str(path)) or NodeView(path=path, state=NodeState.UNKNOWN)
-
-
-class TestTreeShape:
-    def streams(self, order: SortOrder, needle: str = "") -> list[str]:
-        shape = arrange(LISTING, view_of, needle, order)
-        return [str(p) for branch in shape for p in branch.paths() if p.level == "stream"]
-
-    def test_sorted_by_name(self) -> None:
-        assert self.streams(SortOrder.NAME) == ["default/app/backup", "default/app/news", "default/app/sports",
-                                                "default/live/concert"]
-
-    def test_sorted_by_viewers_busiest_first(self) -> None:
-        assert self.streams(SortOrder.VIEWERS)[:3] == ["default/app/sports", "default/app/news",
-                                                       "default/app/backup"]
-
-    def test_sorted_by_bit_rate_highest_first(self) -> None:
-        assert self.streams(SortOrder.BITRATE)[:3] == ["default/app/backup", "default/app/news",
-                                                       "default/app/sports"]
-
-    def test_filter_keeps_matches_and_their_parents(self) -> None:
-        shape = arrange(LISTING, view_of, "CONC")
-        assert [str(p) for p in shape[0].paths()] == ["default", "default/live", "default/live/concert"]
-
-    def test_a_matching_application_keeps_all_its_streams(self) -> None:
-        assert self.streams(SortOrder.NAME, "app") == ["default/app/backup", "default/app/news",
-                                                       "default/app/sports"]
-
-    def test_no_match_gives_an_empty_tree(self) -> None:
-        assert arrange(LISTING, view_of, "nothing-like-this") == ()
-
-
 class TestThemes:
     def test_every_builtin_theme_loads(self) -> None:
         loaded = load_themes([BUILTIN_THEME_DIR])
@@ -114,7 +68,7 @@ class TestThemes:
         names = {t.name for t in loaded.themes}
         assert {"ome-dark", "ome-light", "ome-high-contrast", "ome-colour-blind"} <= names
         for theme in loaded.themes:
-            for variable in ("state-live", "state-ended", "state-stale", "rate-in", "rate-out", "meter"):
+            for variable in ("state-live", "state-ended", "state-stale", "rate-in", "rate-out", "meter", "muted"):
                 assert variable in theme.variables, (theme.name, variable)
 
     def test_colour_blind_theme_does_not_pair_red_and_green_for_states(self) -> None:
@@ -138,21 +92,6 @@ class TestThemes:
 
 
 class TestDrawing:
-    def render(self, data: list[float], width: int) -> str:
-        console = Console(width=width, record=True)
-        console.print(_ZeroBasedBars(data, width, Style()))
-        return console.export_text().rstrip("\n")
-
-    def test_sparkline_scale_starts_at_zero(self) -> None:
-        drawn = self.render([5000.0, 5010.0, 4990.0, 5000.0], 4)
-        assert set(drawn) == {"█"}, "a steady rate is a full, flat bar, not noise"
-
-    def test_sparkline_shows_a_drop_to_zero_as_empty(self) -> None:
-        assert self.render([8.0, 0.0, 4.0, 8.0], 4) == "█ ▅█"
-
-    def test_short_data_is_right_aligned(self) -> None:
-        assert self.render([1.0, 1.0], 6) == "    ██"
-
     def test_bars_scale_to_the_peak(self) -> None:
         assert bar(10, 10, 8) == "█" * 8
         assert bar(5, 10, 8) == "█" * 4

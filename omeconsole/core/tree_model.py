@@ -1,17 +1,33 @@
-"""The ordered, filtered shape of the node tree, computed without Textual.
+"""The tree of virtual hosts → applications → streams as the console shows it, without Textual.
 
-The tree widget only mirrors what `arrange` returns, so filtering and sorting rules are plain
-functions a unit test can check, and the widget rebuilds its nodes only when this shape changes.
+Two pieces, both sized by what changed or what is on screen, never by the whole server:
+
+- `TreeArranger` turns a `Listing` into an `Arrangement` (filtered, sorted) one application at a time.
+  An application whose `AppStreams` object is the one it arranged before (`is`) keeps its branch; one
+  that changed is updated by inserting and removing the names that came and went. Sorting by a live
+  value (viewers, bit rate) moves only the streams whose readings were reported changed, and at most
+  every `resort_every` seconds, so rows do not jump every second and 10,000 streams are not re-sorted.
+- `TreeRows` lays an arrangement out as display rows with some branches collapsed. It keeps one entry
+  per host and application (not per stream): row `i` and the row of a path are found by bisection,
+  so a widget can draw rows 4,000-4,050 without building the other 9,950.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import math
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 
-from omeconsole.model.nodes import NodeView
+from omeconsole.model.nodes import AppStreams, Listing
 from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import Sample
+
+LatestOf = Callable[[NodePath], Sample | None]
+"""The latest reading of a node (None when never read): what live sort orders look at."""
+
+SortKey = tuple[float, str, str]
 
 
 class SortOrder(enum.Enum):
@@ -23,90 +39,374 @@ class SortOrder(enum.Enum):
         members = list(SortOrder)
         return members[(members.index(self) + 1) % len(members)]
 
-
-@dataclass(frozen=True)
-class Branch:
-    """One node of the arranged tree and its children, in display order."""
-
-    path: NodePath
-    children: tuple[Branch, ...] = ()
-
-    def paths(self) -> list[NodePath]:
-        """This node and every descendant, depth first (display order)."""
-        out = [self.path]
-        for child in self.children:
-            out.extend(child.paths())
-        return out
+    @property
+    def live(self) -> bool:
+        """Whether the order follows readings (and so must be refreshed as they change)."""
+        return self is not SortOrder.NAME
 
 
-Listing = Mapping[str, Mapping[str, Sequence[str]]]
-"""vhost -> app -> stream names, as `PollingEngine.tree()` returns it (plus ended streams kept on)."""
+def sort_key(order: SortOrder, name: str, latest: Sample | None) -> SortKey:
+    """Busiest first for the live orders (a node never read goes after the idle ones), then by name.
 
-
-def with_ended(listing: Listing, ended: Iterable[NodePath]) -> dict[str, dict[str, list[str]]]:
-    """The live listing plus streams that ended recently (shown as ended, with their history)."""
-    merged = {v: {a: list(names) for a, names in apps.items()} for v, apps in listing.items()}
-    for path in ended:
-        streams = merged.setdefault(path.vhost, {}).setdefault(path.app or "", [])
-        if path.stream is not None and path.stream not in streams:
-            streams.append(path.stream)
-    return merged
-
-
-def children_in(shape: Iterable[Branch], path: NodePath) -> list[NodePath]:
-    """The children of `path` in an arranged shape, in display order ([] when it is not there)."""
-    for branch in shape:
-        if branch.path == path:
-            return [child.path for child in branch.children]
-        found = children_in(branch.children, path)
-        if found:
-            return found
-    return []
+    The name itself ends the key, so no two siblings share one and a position can be found by bisection.
+    """
+    if order is SortOrder.VIEWERS:
+        value = -float(latest.viewers) if latest is not None and latest.viewers is not None else 1.0
+    elif order is SortOrder.BITRATE:
+        rate = latest.rate_in_bps if latest is not None else None
+        value = -rate if rate is not None and math.isfinite(rate) else 1.0
+    else:
+        value = 0.0
+    return (value, name.casefold(), name)
 
 
 def matches(path: NodePath, needle: str) -> bool:
     """Case-insensitive substring match on any segment of the path."""
     if not needle:
         return True
-    lowered = needle.lower()
-    return any(lowered in part.lower() for part in (path.vhost, path.app, path.stream) if part)
+    lowered = needle.casefold()
+    return any(lowered in part.casefold() for part in path.segments)
 
 
-def _sort_key(order: SortOrder, view_of: Callable[[NodePath], NodeView]) -> Callable[[NodePath], tuple[object, ...]]:
-    def key(path: NodePath) -> tuple[object, ...]:
-        name = str(path).lower()
-        if order is SortOrder.NAME:
-            return (name,)
-        latest = view_of(path).latest
-        if order is SortOrder.VIEWERS:
-            viewers = latest.viewers if latest is not None and latest.viewers is not None else -1
-            return (-viewers, name)
-        rate = latest.rate_in_bps if latest is not None and latest.rate_in_bps is not None else -1.0
-        return (-rate, name)
+@dataclass(frozen=True, slots=True, eq=False)
+class AppBranch:
+    """One application's streams as shown: filtered, in display order. Compared by identity."""
 
-    return key
+    path: NodePath
+    streams: tuple[str, ...]
+    ended: frozenset[str] = frozenset()
+    """Streams listed as ended (`AppStreams.ended`), shown with their history."""
 
 
-def arrange(listing: Listing, view_of: Callable[[NodePath], NodeView], needle: str = "",
-            order: SortOrder = SortOrder.NAME) -> tuple[Branch, ...]:
-    """Filter then sort. A parent stays when it or any descendant matches; a match keeps all its children."""
-    key = _sort_key(order, view_of)
-    vhosts: list[Branch] = []
-    for vhost_name, apps in listing.items():
-        vhost = NodePath(vhost_name)
-        vhost_hit = matches(vhost, needle) if needle else True
-        app_branches: list[Branch] = []
-        for app_name, streams in apps.items():
-            app = NodePath(vhost_name, app_name)
-            app_hit = vhost_hit or matches(app, needle)
-            stream_paths = [NodePath(vhost_name, app_name, s) for s in streams]
-            kept = stream_paths if app_hit else [p for p in stream_paths if matches(p, needle)]
-            if not app_hit and not kept:
+@dataclass(frozen=True, slots=True, eq=False)
+class VhostBranch:
+    path: NodePath
+    apps: tuple[AppBranch, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Arrangement:
+    """The whole arranged tree. A new object only when something in it changed."""
+
+    vhosts: tuple[VhostBranch, ...] = ()
+
+    def children(self, path: NodePath) -> list[NodePath]:
+        """The children of `path` in display order ([] when it is not shown or is a stream)."""
+        for vhost in self.vhosts:
+            if path == vhost.path:
+                return [app.path for app in vhost.apps]
+            if path.vhost == vhost.path.vhost and path.level == "app":
+                for app in vhost.apps:
+                    if app.path == path:
+                        return [NodePath(path.vhost, path.app, s) for s in app.streams]
+        return []
+
+    def paths(self) -> Iterator[NodePath]:
+        """Every node, depth first, in display order (walks all streams: for tests and small trees)."""
+        for vhost in self.vhosts:
+            yield vhost.path
+            for app in vhost.apps:
+                yield app.path
+                yield from (NodePath(app.path.vhost, app.path.app, s) for s in app.streams)
+
+
+class _AppOrder:
+    """The shown streams of one application kept sorted by cached keys: names come, go and move one at
+    a time (bisection) instead of the whole list being sorted again."""
+
+    def __init__(self, keys: dict[str, SortKey]) -> None:
+        self.keys = keys
+        ordered = sorted(keys.values())
+        self._sorted = ordered
+        self._names = [key[2] for key in ordered]
+        self._branch: tuple[str, ...] | None = None
+
+    def add(self, name: str, key: SortKey) -> None:
+        at = bisect_left(self._sorted, key)
+        self._sorted.insert(at, key)
+        self._names.insert(at, name)
+        self.keys[name] = key
+        self._branch = None
+
+    def remove(self, name: str) -> None:
+        at = bisect_left(self._sorted, self.keys.pop(name))
+        del self._sorted[at], self._names[at]
+        self._branch = None
+
+    def names(self) -> tuple[str, ...]:
+        if self._branch is None:
+            self._branch = tuple(self._names)
+        return self._branch
+
+
+@dataclass(slots=True)
+class _ArrangedApp:
+    source: AppStreams
+    order: _AppOrder
+    hit: bool
+    """The application (or its host) matches the filter: all its streams are shown."""
+    branch: AppBranch | None = None
+
+
+class TreeArranger:
+    """Keeps an arrangement of a listing up to date with the least work (see the module docstring)."""
+
+    def __init__(self, latest_of: LatestOf, *, resort_every: float = 5.0) -> None:
+        self._latest_of = latest_of
+        self.resort_every = resort_every
+        self._needle = ""
+        self._order = SortOrder.NAME
+        self._apps: dict[tuple[str, str], _ArrangedApp] = {}
+        self._node_keys: dict[NodePath, SortKey] = {}
+        """Keys of hosts and applications (streams keep theirs in their `_AppOrder`)."""
+        self._pending: dict[tuple[str, str], set[str]] = {}
+        self._pending_nodes: set[NodePath] = set()
+        self._listing: Listing | None = None
+        self._arrangement = Arrangement()
+        self._sorted_at = -math.inf
+
+    @property
+    def needle(self) -> str:
+        return self._needle
+
+    @property
+    def order(self) -> SortOrder:
+        return self._order
+
+    def arrange_by(self, needle: str, order: SortOrder) -> None:
+        """Change the filter or the order: the next `arrange` rebuilds every application at once."""
+        if (needle, order) != (self._needle, self._order):
+            self._needle, self._order = needle, order
+            self._apps.clear()
+            self._node_keys.clear()
+            self._pending.clear()
+            self._pending_nodes.clear()
+            self._listing = None
+
+    def readings_changed(self, paths: Iterable[NodePath]) -> None:
+        """Nodes with a new reading since the last call: a live order will move them at its next re-sort."""
+        if not self._order.live:
+            return
+        for path in paths:
+            if path.stream is not None:
+                self._pending.setdefault((path.vhost, path.app or ""), set()).add(path.stream)
+            else:
+                self._pending_nodes.add(path)
+
+    def arrange(self, listing: Listing, now: float) -> Arrangement:
+        """The arrangement of `listing`; the same object as last time when nothing shown changed."""
+        resort = (self._order.live and bool(self._pending or self._pending_nodes)
+                  and now - self._sorted_at >= self.resort_every)
+        if listing is self._listing and not resort:
+            return self._arrangement
+        if resort:
+            self._resort()
+        if resort or not self._apps:  # a first build sorts by the readings of now, too
+            self._sorted_at = now
+        self._listing = listing
+        vhosts = self._arrange_vhosts(listing)
+        if not _same_shape(vhosts, self._arrangement.vhosts):
+            self._arrangement = Arrangement(vhosts)
+        return self._arrangement
+
+    # Building ------------------------------------------------------------------------------------
+
+    def _arrange_vhosts(self, listing: Listing) -> tuple[VhostBranch, ...]:
+        seen: set[tuple[str, str]] = set()
+        vhosts: list[VhostBranch] = []
+        for vhost_name, apps in listing.items():
+            vhost = NodePath(vhost_name)
+            vhost_hit = matches(vhost, self._needle)
+            branches: list[AppBranch] = []
+            for app_name, streams in apps.items():
+                seen.add((vhost_name, app_name))
+                branch = self._arranged_app(NodePath(vhost_name, app_name), streams, vhost_hit)
+                if branch is not None:
+                    branches.append(branch)
+            if vhost_hit or branches:
+                branches.sort(key=lambda b: self._node_key(b.path))
+                vhosts.append(VhostBranch(vhost, tuple(branches)))
+        for gone in self._apps.keys() - seen:
+            del self._apps[gone]
+            self._node_keys.pop(NodePath(*gone), None)
+        vhosts.sort(key=lambda v: self._node_key(v.path))
+        return tuple(vhosts)
+
+    def _arranged_app(self, path: NodePath, streams: AppStreams, vhost_hit: bool) -> AppBranch | None:
+        ident = (path.vhost, path.app or "")
+        arranged = self._apps.get(ident)
+        if arranged is None:
+            arranged = self._apps[ident] = self._new_app(path, streams, vhost_hit)
+        elif arranged.source is not streams:
+            self._follow(path, arranged, streams)
+        if arranged.branch is None or arranged.branch.streams is not arranged.order.names():
+            shown = arranged.order.names()
+            if not shown and not arranged.hit:
+                arranged.branch = None
+                return None
+            ended = frozenset(name for name in streams.ended if name in arranged.order.keys)
+            arranged.branch = AppBranch(path, shown, ended)
+        return arranged.branch
+
+    def _new_app(self, path: NodePath, streams: AppStreams, vhost_hit: bool) -> _ArrangedApp:
+        hit = vhost_hit or matches(path, self._needle)
+        keys = {name: self._stream_key(path, name) for name in _names(streams) if hit or self._shows(path, name)}
+        return _ArrangedApp(streams, _AppOrder(keys), hit)
+
+    def _follow(self, path: NodePath, arranged: _ArrangedApp, streams: AppStreams) -> None:
+        """The application's streams changed: add the newcomers, drop the departed; the rest stay put."""
+        before, after = set(_names(arranged.source)), set(_names(streams))
+        order = arranged.order
+        for name in before - after:
+            if name in order.keys:
+                order.remove(name)
+        for name in _names(streams):
+            if name not in before and name not in order.keys and (arranged.hit or self._shows(path, name)):
+                order.add(name, self._stream_key(path, name))
+        arranged.source = streams
+        arranged.branch = None  # the ended set may have changed even when the names did not
+
+    def _shows(self, app: NodePath, stream: str) -> bool:
+        return matches(NodePath(app.vhost, app.app, stream), self._needle)
+
+    # Keys ----------------------------------------------------------------------------------------
+
+    def _stream_key(self, app: NodePath, name: str) -> SortKey:
+        if not self._order.live:
+            return sort_key(self._order, name, None)
+        return sort_key(self._order, name, self._latest_of(NodePath(app.vhost, app.app, name)))
+
+    def _node_key(self, path: NodePath) -> SortKey:
+        key = self._node_keys.get(path)
+        if key is None:
+            latest = self._latest_of(path) if self._order.live else None
+            key = self._node_keys[path] = sort_key(self._order, path.name, latest)
+        return key
+
+    def _resort(self) -> None:
+        """Give the streams with new readings their new keys (moving each once); hosts and apps too."""
+        pending, self._pending = self._pending, {}
+        for (vhost, app), names in pending.items():
+            arranged = self._apps.get((vhost, app))
+            if arranged is None:
                 continue
-            app_branches.append(Branch(app, tuple(Branch(p) for p in sorted(kept, key=key))))
-        if not vhost_hit and not app_branches:
-            continue
-        app_branches.sort(key=lambda b: key(b.path))
-        vhosts.append(Branch(vhost, tuple(app_branches)))
-    vhosts.sort(key=lambda b: key(b.path))
-    return tuple(vhosts)
+            path = NodePath(vhost, app)
+            for name in names:
+                if name in arranged.order.keys:
+                    key = self._stream_key(path, name)
+                    if key != arranged.order.keys[name]:
+                        arranged.order.remove(name)
+                        arranged.order.add(name, key)
+        for path in self._pending_nodes:
+            self._node_keys.pop(path, None)
+        self._pending_nodes = set()
+
+
+def _same_shape(new: tuple[VhostBranch, ...], old: tuple[VhostBranch, ...]) -> bool:
+    """Same hosts in the same order, holding the very same application branches."""
+    return len(new) == len(old) and all(
+        a.path == b.path and len(a.apps) == len(b.apps) and all(x is y for x, y in zip(a.apps, b.apps, strict=True))
+        for a, b in zip(new, old, strict=True))
+
+
+def _names(streams: AppStreams) -> Iterator[str]:
+    """Live then ended names, each once."""
+    yield from streams.live
+    live = set(streams.live) if streams.ended else ()
+    yield from (name for name in streams.ended if name not in live)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One display row of the tree."""
+
+    path: NodePath
+    depth: int
+    """0 a host, 1 an application, 2 a stream."""
+    lasts: tuple[bool, ...]
+    """For this node and each ancestor (outermost first): whether it is the last of its siblings."""
+    expandable: bool
+    expanded: bool
+    ended: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """A header row (host or application) and, for an expanded application, its streams right after."""
+
+    start: int
+    vhost: int
+    app: int | None
+    streams: int
+
+
+class TreeRows:
+    """An arrangement laid out as rows, with some hosts and applications collapsed.
+
+    Built in O(hosts + applications); `row(i)` and `index_of(path)` cost a bisection.
+    """
+
+    def __init__(self, arrangement: Arrangement, collapsed: Collection[NodePath] = frozenset()) -> None:
+        self.arrangement = arrangement
+        self._blocks: list[_Block] = []
+        self._starts: list[int] = []
+        self._header_rows: dict[NodePath, int] = {}
+        row = 0
+        for v, vhost in enumerate(arrangement.vhosts):
+            self._add(_Block(row, v, None, 0), vhost.path)
+            row += 1
+            if vhost.path in collapsed:
+                continue
+            for a, app in enumerate(vhost.apps):
+                shown = 0 if app.path in collapsed else len(app.streams)
+                self._add(_Block(row, v, a, shown), app.path)
+                row += 1 + shown
+        self._collapsed = frozenset(collapsed)
+        self._count = row
+
+    def _add(self, block: _Block, path: NodePath) -> None:
+        self._blocks.append(block)
+        self._starts.append(block.start)
+        self._header_rows[path] = block.start
+
+    def __len__(self) -> int:
+        return self._count
+
+    def row(self, index: int) -> Row:
+        if not 0 <= index < self._count:
+            raise IndexError(index)
+        block = self._blocks[bisect_right(self._starts, index) - 1]
+        vhosts = self.arrangement.vhosts
+        vhost = vhosts[block.vhost]
+        vhost_last = block.vhost == len(vhosts) - 1
+        if block.app is None:
+            return Row(vhost.path, 0, (vhost_last,), True, vhost.path not in self._collapsed)
+        app = vhost.apps[block.app]
+        app_lasts = (vhost_last, block.app == len(vhost.apps) - 1)
+        offset = index - block.start
+        if offset == 0:
+            return Row(app.path, 1, app_lasts, True, app.path not in self._collapsed)
+        name = app.streams[offset - 1]
+        return Row(NodePath(app.path.vhost, app.path.app, name), 2, (*app_lasts, offset == len(app.streams)),
+                   False, False, name in app.ended)
+
+    def index_of(self, path: NodePath) -> int | None:
+        """The row showing `path`; None when it is not shown (filtered out, gone, or its parent collapsed)."""
+        if path.stream is None:
+            return self._header_rows.get(path)
+        start = self._header_rows.get(NodePath(path.vhost, path.app))
+        if start is None:
+            return None
+        block = self._blocks[bisect_right(self._starts, start) - 1]
+        if block.streams == 0 or block.app is None:
+            return None
+        streams = self.arrangement.vhosts[block.vhost].apps[block.app].streams
+        try:
+            return start + 1 + streams.index(path.stream)
+        except ValueError:
+            return None
+
+    def paths(self, start: int = 0, stop: int | None = None) -> list[NodePath]:
+        """The paths of rows `start` to `stop` (exclusive), in order."""
+        stop = self._count if stop is None else min(stop, self._count)
+        return [self.row(i).path for i in range(max(0, start), stop)]

@@ -26,8 +26,8 @@ from omeconsole.core.config import ConfigError, Settings, config_path, load_sett
 from omeconsole.core.export import export_directory, write_history
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
 from omeconsole.core.session import Connector, Session, connector
-from omeconsole.core.tree_model import Branch, SortOrder, arrange, children_in
-from omeconsole.model.nodes import NodeView
+from omeconsole.core.tree_model import SortOrder, TreeArranger
+from omeconsole.model.nodes import Listing, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState
 from omeconsole.ui import badges
@@ -40,6 +40,7 @@ from omeconsole.ui.screens.help import HelpScreen, help_entries
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
+from omeconsole.ui.widgets.chart_scale import WINDOWS, window_label
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import StatusLine
 
@@ -79,11 +80,17 @@ class ConsoleApp(AdOpsActions, App[None]):
         Binding("plus", "interval_longer", "Slower", id="interval_longer", tooltip="Longer refresh interval"),
         Binding("minus", "interval_shorter", "Faster", id="interval_shorter",
                 tooltip="Shorter refresh interval"),
+        Binding("w", "chart_window(1)", "Window", id="chart_window",
+                tooltip="What the charts span: 1 min, 5 min, 15 min, 1 h in turn"),
+        Binding("W", "chart_window(-1)", "Shorter window", id="chart_window_back", show=False,
+                tooltip="The charts' window, the other way round"),
         *ADOPS_BINDINGS,
     ]
 
     filter_text: reactive[str] = reactive("", init=False)
     sort_order: reactive[SortOrder] = reactive(SortOrder.NAME, init=False)
+    chart_window: reactive[float] = reactive(WINDOWS[0], init=False)
+    """Seconds of history the charts and sparklines show."""
 
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
@@ -106,7 +113,7 @@ class ConsoleApp(AdOpsActions, App[None]):
         self._chosen: NodePath | None = None
         self._visible: tuple[NodePath, ...] = ()
         self._expanded: frozenset[NodePath] = frozenset()
-        self._last_sorted = -math.inf
+        self._children = TreeArranger(lambda path: self.view(path).latest, resort_every=RESORT_SECONDS)
         self._prompted_session: Session | None = None
         self._connected_at = clock.monotonic()
         self._redrawn_at = -math.inf
@@ -142,8 +149,8 @@ class ConsoleApp(AdOpsActions, App[None]):
             self.theme = wanted
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
-        known = binding_ids([ConsoleApp, DashboardScreen, NodeScreen, HelpScreen, TokenPrompt, ConnectPrompt,
-                             ExportDone])
+        known = binding_ids([ConsoleApp, DashboardScreen, NodeTree, NodeScreen, HelpScreen, TokenPrompt,
+                             ConnectPrompt, ExportDone])
         valid, unknown = split_keymap(keymap, known)
         if unknown:
             self.notify(f"keymap: unknown binding id(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}",
@@ -189,6 +196,7 @@ class ConsoleApp(AdOpsActions, App[None]):
 
     @on(DataChanged)
     def _data_changed(self, message: DataChanged) -> None:
+        self._children.readings_changed(message.changed)
         if message.connection_changed:
             self._connection_changed()
         self._held_tree = self._held_tree or message.tree_changed
@@ -249,7 +257,7 @@ class ConsoleApp(AdOpsActions, App[None]):
         of thousands of streams rebuilds cheaply and unchanged rows are not redrawn.
         """
         view = self.view(path)
-        compact = self.size.width < WIDE_COLUMNS
+        compact = self.compact_labels
         key = (view.state, view.latest.at if view.latest else None, view.info is not None, compact, self.theme)
         cached = self._labels.get(path)
         if cached is not None and cached[0] == key:
@@ -258,21 +266,17 @@ class ConsoleApp(AdOpsActions, App[None]):
         self._labels[path] = (key, label)
         return label
 
-    def listing(self) -> dict[str, dict[str, list[str]]]:
-        """The engine's listing as the tree model takes it: live streams, then those that ended."""
-        return {v: {a: [*streams.live, *streams.ended] for a, streams in apps.items()}
-                for v, apps in self.engine.listing().items()}
+    @property
+    def compact_labels(self) -> bool:
+        """Below WIDE_COLUMNS, tree labels carry only name, state and viewers."""
+        return self.size.width < WIDE_COLUMNS
 
-    def arranged(self) -> tuple[Branch, ...]:
-        self._last_sorted = self.clock.monotonic()
-        return arrange(self.listing(), self.view, self.filter_text, self.sort_order)
-
-    def order_may_have_changed(self) -> bool:
-        return (self.sort_order is not SortOrder.NAME
-                and self.clock.monotonic() - self._last_sorted >= RESORT_SECONDS)
+    def listing(self) -> Listing:
+        return self.engine.listing()
 
     def children_of(self, path: NodePath) -> list[NodePath]:
-        return children_in(arrange(self.listing(), self.view, "", self.sort_order), path)
+        self._children.arrange_by("", self.sort_order)
+        return self._children.arrange(self.listing(), self.clock.monotonic()).children(path)
 
     def choose(self, path: NodePath | None) -> None:
         """The node the user looks at: polled first, every interval."""
@@ -342,6 +346,9 @@ class ConsoleApp(AdOpsActions, App[None]):
     def watch_sort_order(self) -> None:
         self._redraw(True, None)
 
+    def watch_chart_window(self) -> None:
+        self._redraw(False, None)
+
     def cycle_sort(self) -> None:
         self.sort_order = self.sort_order.next()
         self.notify(f"sorted by {self.sort_order.value}", timeout=2)
@@ -377,6 +384,10 @@ class ConsoleApp(AdOpsActions, App[None]):
         self.engine.paused = not self.engine.paused
         self._redraw(False, frozenset())
 
+    def action_chart_window(self, step: int) -> None:
+        self.chart_window = WINDOWS[(WINDOWS.index(self.chart_window) + step) % len(WINDOWS)]
+        self.notify(f"charts show the last {window_label(self.chart_window)}", timeout=2)
+
     def action_refresh(self) -> None:
         self.engine.refresh_now()
 
@@ -401,7 +412,7 @@ class ConsoleApp(AdOpsActions, App[None]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(help_entries(self.screen)))
+        self.push_screen(HelpScreen(help_entries(self.screen, self.settings.keymap)))
 
     def action_connect(self) -> None:
         self.push_screen(ConnectPrompt(self.settings.api_url), self._connect_entered)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from rich.text import Text
 
+from omeconsole.core.text import visible_parts
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.ui import format as fmt
 
@@ -24,8 +25,9 @@ STATE_MARKS: dict[NodeState, tuple[str, str]] = {
 
 
 def state_text(state: NodeState, colours: Mapping[str, str]) -> Text:
+    """The state's symbol and word in its colour (a span, so text appended after it keeps its own)."""
     symbol, word = STATE_MARKS[state]
-    return Text(f"{symbol} {word}", style=colours.get(f"state-{state.value}", ""))
+    return Text().append(f"{symbol} {word}", style=colours.get(f"state-{state.value}", ""))
 
 
 def input_protocol(view: NodeView) -> str | None:
@@ -54,17 +56,25 @@ def node_badges(view: NodeView, colours: Mapping[str, str]) -> Text:
         text.append(f"  {input_protocol(view) or fmt.NA}")
     text.append(f"  {viewers_text(view)}")
     latest = view.latest
-    text.append("  in ", style="dim")
+    muted = colours.get("muted", "")
+    text.append("  in ", style=muted)
     text.append(fmt.rate(latest.rate_in_bps if latest else None), style=colours.get("rate-in", ""))
-    text.append("  out ", style="dim")
+    text.append("  out ", style=muted)
     text.append(fmt.rate(latest.rate_out_bps if latest else None), style=colours.get("rate-out", ""))
+    return text
+
+
+def name_text(name: str, colours: Mapping[str, str]) -> Text:
+    """A node's name from the server, in bold, with control and bidi characters shown as muted escapes."""
+    text = Text()
+    for part, escaped in visible_parts(name):
+        text.append(part, style=f"bold {colours.get('muted', '')}" if escaped else "bold")
     return text
 
 
 def node_label(view: NodeView, colours: Mapping[str, str], *, compact: bool = False) -> Text:
     """A tree label: the node's own name, then its badges (only state and viewers when compact)."""
-    name = view.path.stream or view.path.app or view.path.vhost
-    label = Text(name, style="bold")
+    label = name_text(view.path.name, colours)
     label.append("  ")
     if compact:
         label.append_text(state_text(view.state, colours))

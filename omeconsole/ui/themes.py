@@ -88,6 +88,7 @@ class ThemeFile(BaseModel):
     def _derived_variables(self) -> dict[str, str]:
         muted = self.foreground or ("#A0A0A0" if self.dark else "#505050")
         return {
+            "muted": muted,
             "state-live": self.success or self.primary,
             "state-ended": muted,
             "state-stale": self.warning or self.accent or self.primary,
@@ -103,6 +104,21 @@ def _parse_colour(value: str) -> None:
         Color.parse(value)
     except ColorParseError as exc:
         raise ValueError(f"not a colour: {value!r}") from exc
+
+
+def contrast_ratio(foreground: str | Color, background: str | Color) -> float:
+    """WCAG 2 contrast ratio of two opaque colours, from 1 (none) to 21 (black on white)."""
+    lighter, darker = sorted((_luminance(foreground), _luminance(background)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def _luminance(colour: str | Color) -> float:
+    def linear(channel: int) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (colour if isinstance(colour, Color) else Color.parse(colour)).rgb
+    return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b)
 
 
 class ThemeFileError(ValueError):

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Tree
+from textual.widgets import Footer, Input
 
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.widgets.node_detail import NodeDetail
@@ -29,7 +29,6 @@ class DashboardScreen(Screen[None]):
         Binding("slash", "filter", "Filter", id="filter", tooltip="Show only nodes whose name contains the text"),
         Binding("escape", "clear_filter", "Clear filter", id="clear_filter", show=False),
         Binding("s", "cycle_sort", "Sort", id="sort", tooltip="Sort by name, viewers or bit rate in turn"),
-        Binding("enter", "open", "Open", id="open", show=False, tooltip="Open the node under the cursor"),
         Binding("e", "export", "Export", id="export", tooltip="Write the node's history as CSV and JSON"),
     ]
 
@@ -64,15 +63,11 @@ class DashboardScreen(Screen[None]):
         """Bring the screen up to date; `changed=None` means everything."""
         console = self.console
         tree = self.query_one(NodeTree)
-        label = console.node_label
-        reshape = tree_changed or console.order_may_have_changed()
-        rebuilt = reshape and tree.rebuild(console.arranged(), label, prefer=console.pending_selection)
+        tree.compact = console.compact_labels
+        tree.filter_text = console.filter_text
+        tree.node_order = console.sort_order
+        tree.show(console.listing(), console.view, console.clock.monotonic(), changed)
         console.try_pending_selection(tree)
-        if changed is None and not rebuilt:
-            tree.relabel(tree.paths(), label)
-        elif changed is not None:
-            # An empty change set is a clock tick: ages moved, so visible nodes may have turned stale.
-            tree.relabel(changed or tree.visible_paths(), label)
         self._declare_visible()
         self.refresh_detail()
         self.refresh_status()
@@ -85,7 +80,7 @@ class DashboardScreen(Screen[None]):
         if path is None:
             detail.clear(self.console.empty_message())
             return
-        detail.show(self.console.view(path), self.console.clock.monotonic())
+        detail.show(self.console.view(path), self.console.clock.monotonic(), self.console.chart_window)
 
     def refresh_status(self) -> None:
         console = self.console
@@ -94,11 +89,11 @@ class DashboardScreen(Screen[None]):
 
     # Tree events --------------------------------------------------------------------------------
 
-    @on(Tree.NodeHighlighted, "#tree")
-    def _highlighted(self, event: Tree.NodeHighlighted[NodePath]) -> None:
-        path = event.node.data
-        if path is None or event.node is not self.query_one(NodeTree).cursor_node:
-            return  # the hidden root, or a highlight the cursor has already left
+    @on(NodeTree.Highlighted, "#tree")
+    def _highlighted(self, event: NodeTree.Highlighted) -> None:
+        path = event.path
+        if path is None or path != event.tree.cursor_path:
+            return  # an empty tree, or a highlight the cursor has already left
         pending = self.console.pending_selection
         if pending is not None and path != pending:
             return  # the cursor only rests here until the --select node is listed
@@ -109,14 +104,12 @@ class DashboardScreen(Screen[None]):
     def on_key(self) -> None:
         self.console.drop_pending_selection()
 
-    @on(Tree.NodeSelected, "#tree")
-    def _selected(self, event: Tree.NodeSelected[NodePath]) -> None:
-        if event.node.data is not None:
-            self.console.open_node(event.node.data)
+    @on(NodeTree.Opened, "#tree")
+    def _opened(self, event: NodeTree.Opened) -> None:
+        self.console.open_node(event.path)
 
-    @on(Tree.NodeExpanded, "#tree")
-    @on(Tree.NodeCollapsed, "#tree")
-    def _shape_changed(self) -> None:
+    @on(NodeTree.VisibleRowsChanged, "#tree")
+    def _scrolled(self) -> None:
         self._declare_visible()
 
     def _declare_visible(self) -> None:
@@ -150,11 +143,6 @@ class DashboardScreen(Screen[None]):
 
     def action_cycle_sort(self) -> None:
         self.console.cycle_sort()
-
-    def action_open(self) -> None:
-        path = self.selected
-        if path is not None:
-            self.console.open_node(path)
 
     def action_export(self) -> None:
         self.console.export_node(self.selected)

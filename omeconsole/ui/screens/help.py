@@ -1,20 +1,27 @@
-"""`?`: every key that works on the screen underneath, generated from its bindings.
+"""`?`: every key of the screen underneath, grouped (navigate, view, ad ops, app), from its bindings.
 
-Nothing is written by hand here, so the help cannot drift from the keys, and a key remapped in the
-config file's keymap shows up under its new name.
+Nothing is written by hand here, so the help cannot drift from the keys: the entries are the bindings
+with an id declared by the focused widget, its containers, the screen and the app (the console's own
+keys; the internals of Textual's widgets have no id and are left out), under the keys the user's
+keymap gives them, each in the section `keymap.HELP_SECTIONS` names. Actions that depend on the
+selection are listed whatever is selected.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
+
+from omeconsole.ui.keymap import HELP_SECTIONS, HelpSection
 
 
 @dataclass(frozen=True)
@@ -22,43 +29,75 @@ class HelpEntry:
     keys: str
     description: str
     detail: str
-    binding_id: str | None
+    binding_id: str
+    section: HelpSection
 
 
-def help_entries(screen: Screen[object]) -> list[HelpEntry]:
-    """The described bindings active on `screen` (app, screen and focused widget), keys merged per action."""
-    app = screen.app
-    by_action: dict[tuple[str, str], list[str]] = {}
-    found: dict[tuple[str, str], Binding] = {}
-    for key, active in screen.active_bindings.items():
-        binding = active.binding
-        if not binding.description or binding.system:
-            continue
-        ident = (binding.action, binding.description)
-        by_action.setdefault(ident, [])
-        shown = app.get_key_display(Binding(key, binding.action, binding.description, key_display=binding.key_display))
-        if shown not in by_action[ident]:
-            by_action[ident].append(shown)
-        if ident not in found or (binding.id and not found[ident].id):
-            found[ident] = binding  # the console's own binding (with an id) names the entry
-    entries = [
-        HelpEntry(" / ".join(keys), found[ident].description, found[ident].tooltip, found[ident].id)
-        for ident, keys in by_action.items()
-    ]
-    # The console's own keys (they have ids) first, then the built-in keys of Textual's widgets.
-    return sorted(entries, key=lambda e: (e.binding_id is None, e.description.lower()))
+def _owners(screen: Screen[object]) -> Iterator[DOMNode]:
+    """The focused widget and its containers, the screen, the app: where the keys in force come from."""
+    node: DOMNode | None = screen.focused
+    while node is not None and node is not screen:
+        yield node
+        node = node.parent
+    yield screen
+    yield screen.app
 
 
-def help_table(entries: list[HelpEntry]) -> Table:
+def _declared(owner: DOMNode) -> Iterator[Binding]:
+    """The owner's bindings with an id, its own class first, one key per binding."""
+    for cls in type(owner).__mro__:
+        for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", ())):
+            if binding.id and binding.description:
+                yield binding
+
+
+def help_entries(screen: Screen[object], keymap: Mapping[str, str] | None = None) -> list[HelpEntry]:
+    """The console's keys in force on `screen`, keys merged per binding id, grouped by section."""
+    app: App[object] = screen.app
+    keymap = keymap or {}
+    keys: dict[str, list[str]] = {}
+    first: dict[str, Binding] = {}
+    for owner in _owners(screen):
+        for binding in _declared(owner):
+            ident = binding.id or ""
+            remapped = keymap.get(ident)
+            pressed = ([b.key for b in Binding.make_bindings([binding.with_key(remapped)])]
+                       if remapped else [binding.key])
+            shown = keys.setdefault(ident, [])
+            first.setdefault(ident, binding)
+            for key in pressed:
+                display = app.get_key_display(Binding(key, binding.action, binding.description,
+                                                      key_display=None if remapped else binding.key_display))
+                if display not in shown:
+                    shown.append(display)
+    entries = [HelpEntry(" / ".join(keys[ident]), binding.description, binding.tooltip, ident,
+                         HELP_SECTIONS.get(ident, HelpSection.OTHER)) for ident, binding in first.items()]
+    if app.ENABLE_COMMAND_PALETTE:
+        palette = Binding(app.COMMAND_PALETTE_BINDING, "command_palette", "Command palette")
+        entries.append(HelpEntry(app.get_key_display(palette), "Command palette",
+                                 "Connect, switch profile or theme, export, every action by name",
+                                 "command_palette", HelpSection.APP))
+    order = list(HelpSection)
+    return sorted(entries, key=lambda entry: order.index(entry.section))
+
+
+def help_table(entries: list[HelpEntry], colours: Mapping[str, str]) -> Table:
+    muted = colours.get("muted", "")
     table = Table(box=None, padding=(0, 2), show_header=True, header_style="bold")
     table.add_column("key", no_wrap=True, style="bold")
     table.add_column("does")
-    table.add_column("id (for the keymap)", style="dim", no_wrap=True)
+    table.add_column("id (for the keymap)", style=muted, no_wrap=True)
+    section: HelpSection | None = None
     for entry in entries:
+        if entry.section is not section:
+            if section is not None:
+                table.add_row()
+            section = entry.section
+            table.add_row(Text(section.value, style=f"bold {colours.get('accent', '')}"))
         does = Text(entry.description)
         if entry.detail:
-            does.append(f": {entry.detail}", style="dim")
-        table.add_row(entry.keys, does, entry.binding_id or "")
+            does.append(f": {entry.detail}", style=muted)
+        table.add_row(entry.keys, does, entry.binding_id)
     return table
 
 
@@ -74,7 +113,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body") as body:
             body.border_title = "keys  (remap by id under \\[keymap] in the config file; ctrl+p for commands)"
-            yield Static(help_table(self._entries), id="help-table")
+            yield Static(help_table(self._entries, self.app.theme_variables), id="help-table")
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

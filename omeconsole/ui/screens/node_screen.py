@@ -88,7 +88,7 @@ class NodeScreen(Screen[None]):
         console = self.console
         now = console.clock.monotonic()
         detail = self.query_one(NodeDetail)
-        detail.show(console.view(self.path), now)
+        detail.show(console.view(self.path), now, console.chart_window)
         self._refresh_children(changed)
         self.query_one(Banner).show(console.connection, now)
         self.query_one(StatusBar).show(console.status_line(self.path))

@@ -1,6 +1,6 @@
 """Connections per protocol as bars with their numbers: inbound (providers) or outbound (publishers).
 
-Protocols with connections get a bar each; the idle ones are named on one dim line, so the panel
+Protocols with connections get a bar each; the idle ones are named on one muted line, so the panel
 stays short and a missing bar still visibly means zero. When the server does not report a direction
 at all (v1 has no inbound counters) the panel says n/a instead of drawing zeros.
 """
@@ -43,17 +43,33 @@ class ConnectionBars(Static):
         if counts == self._counts:
             return
         self._counts = dict(counts) if counts is not None else None
-        text = self._text()
-        lines = len(text.plain.splitlines())
-        self.update(text, layout=lines != self._lines)
-        self._lines = lines
+        self._draw()
 
     def on_resize(self) -> None:
-        self.update(self._text(), layout=False)
+        # The bars are as long as the panel is wide: the height the layout measured was for the old bars.
+        self._draw(resized=True)
+
+    def _draw(self, *, resized: bool = False) -> None:
+        """Draw, and say the panel's height when it changes (its lines as wrapped at this width).
+
+        The panel sets its height itself: inside the detail's row of two panels, Textual measures an
+        auto height at a width narrower than the one it then draws at, so bars drawn to the full width
+        were counted as wrapped and the panel kept empty rows.
+        """
+        text = self._text()
+        width = self.content_size.width
+        self.update(text, layout=False)
+        if not width:
+            return
+        lines = len(text.wrap(self.app.console, width))
+        if resized or lines != self._lines:
+            self.styles.height = lines + self.styles.gutter.height
+        self._lines = lines
 
     def _text(self) -> Text:
+        muted = self.app.theme_variables.get("muted", "")
         if self._counts is None:
-            return Text(f"{fmt.NA} (not reported by this server)", style="dim")
+            return Text(f"{fmt.NA} (not reported by this server)", style=muted)
         names = list(self._protocols) + sorted(set(self._counts) - set(self._protocols))
         active = [n for n in names if self._counts.get(n, 0) > 0]
         idle = [n for n in names if self._counts.get(n, 0) <= 0]
@@ -71,6 +87,6 @@ class ConnectionBars(Static):
                 text.append(f" {fmt.count(value):>{number_width}}\n", style="bold")
         if idle:
             wide = self.content_size.width >= 40
-            text.append(f"0: {', '.join(idle)}" if wide else f"{len(idle)} more at 0", style="dim")
+            text.append(f"0: {', '.join(idle)}" if wide else f"{len(idle)} more at 0", style=muted)
         text.rstrip()
         return text

@@ -1,13 +1,14 @@
-"""A sparkline whose scale starts at zero, with its current, min and max values written beside it.
+"""A one-line sparkline of a rate with its current, lowest and highest values written beside it.
 
-Textual's Sparkline scales from the smallest to the largest value, which makes a steady 5 Mb/s stream
-look wildly jagged; a monitoring console needs the honest picture, so the baseline here is 0.
+The bars follow `chart_scale.spark_levels`: a band at least a quarter of the peak tall, centred on
+the data, so a change reads as a change and a steady rate as a flat line (neither a solid bar, as a
+scale from zero draws it, nor magnified noise, as a scale from the minimum does). A column without a
+reading is left blank.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -15,73 +16,89 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Label, Sparkline
+from textual.widget import Widget
+from textual.widgets import Label
 
 from omeconsole.ui import format as fmt
+from omeconsole.ui.widgets.chart_scale import SPARK_BARS, spark_levels
 
-_BARS = "▁▂▃▄▅▆▇█"
+
+def spark_numbers(current: float | None, low: float, high: float) -> str:
+    """`4.50 Mb/s  min 4.10  max 4.90`: the unit once when the three share it."""
+    now, lowest, highest = fmt.rate(current), fmt.rate(low), fmt.rate(high)
+    unit = f" {now.rsplit(' ', 1)[-1]}"
+    if lowest.endswith(unit) and highest.endswith(unit):
+        lowest, highest = lowest.removesuffix(unit), highest.removesuffix(unit)
+    return f"{now}  min {lowest}  max {highest}"
 
 
-class _ZeroBasedBars:
-    """One row of bars, one per column, each the max of its slice of the data, scaled from 0 to the peak."""
+class SparkBars:
+    """One row of bars, right-aligned: the newest value is always in the last column."""
 
-    def __init__(self, data: Sequence[float], width: int, style: Style) -> None:
-        self.data = data
+    def __init__(self, values: Sequence[float | None], width: int, style: Style) -> None:
+        self.values = values
         self.width = width
         self.style = style
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = self.width or options.max_width
-        if not self.data:
-            yield Segment(" " * width)
-            return
-        peak = max(self.data) or 1.0
-        columns = min(width, len(self.data))
-        step = Fraction(len(self.data), columns)
-        bars = []
-        for i in range(columns):
-            chunk = self.data[int(i * step): max(int((i + 1) * step), int(i * step) + 1)]
-            level = max(chunk) / peak
-            bars.append(" " if level <= 0 else _BARS[min(len(_BARS) - 1, int(level * (len(_BARS) - 1) + 0.5))])
-        yield Segment(" " * (width - columns))
-        yield Segment("".join(bars), self.style)
+        levels = spark_levels(self.values, width)
+        yield Segment(" " * (width - len(levels)))
+        yield Segment("".join(" " if level is None else SPARK_BARS[level] for level in levels), self.style)
 
 
-class ZeroBasedSparkline(Sparkline):
-    """Assign a new list to `data` to redraw (in-place changes are not seen)."""
+class Spark(Widget):
+    """The bars alone; `show(values)` redraws."""
 
-    def render(self) -> _ZeroBasedBars:
-        colour = self.get_component_styles("sparkline--max-color").color
-        return _ZeroBasedBars(list(self.data or ()), self.size.width, Style(color=colour.rich_color))
+    DEFAULT_CSS = "Spark { height: 1; }"
+
+    def __init__(self, colour_variable: str, **options: Any) -> None:
+        super().__init__(**options)
+        self._colour_variable = colour_variable
+        self._values: tuple[float | None, ...] = ()
+
+    def show(self, values: Sequence[float | None]) -> None:
+        values = tuple(values)
+        if values != self._values:
+            self._values = values
+            self.refresh()
+
+    def render(self) -> SparkBars:
+        colour = self.app.theme_variables.get(self._colour_variable, "")
+        return SparkBars(self._values, self.size.width, Style.parse(colour) if colour else Style())
 
 
 class RateSparkline(Horizontal):
-    """`in  ▁▂▅▇█  4.50 Mb/s (min 4.10, max 4.90)`: the numbers make the bars readable."""
+    """`in  ▄▅▄▅▇█  4.50 Mb/s  min 4.10  max 4.90`: the numbers make the bars readable."""
 
     DEFAULT_CSS = """
     RateSparkline { height: 1; }
     RateSparkline > .caption { width: 5; }
-    RateSparkline > ZeroBasedSparkline { width: 1fr; }
-    RateSparkline > .numbers { width: 50; padding-left: 1; }
+    RateSparkline > Spark { width: 1fr; min-width: 3; }
+    RateSparkline > .numbers { width: auto; padding-left: 1; }
     """
 
-    def __init__(self, caption: str, **options: Any) -> None:
+    def __init__(self, caption: str, colour_variable: str, **options: Any) -> None:
         super().__init__(**options)
         self._caption = caption
+        self._colour_variable = colour_variable
+        self._numbers = fmt.NA
+        self._numbers_width = len(fmt.NA)
 
     def compose(self) -> ComposeResult:
         yield Label(self._caption, classes="caption")
-        yield ZeroBasedSparkline([])
+        yield Spark(self._colour_variable)
         yield Label(fmt.NA, classes="numbers")
 
     def show(self, values: Sequence[float | None]) -> None:
-        """Known values only are drawn; the numbers say n/a until there is at least one."""
+        """Oldest first; None where there is no rate. The numbers say n/a until there is one."""
+        self.query_one(Spark).show(values)
         known = [v for v in values if v is not None]
-        self.query_one(ZeroBasedSparkline).data = known
-        numbers = self.query_one(".numbers", Label)
-        if not known:
-            numbers.update(fmt.NA, layout=False)
-            return
-        current = values[-1]
-        numbers.update(f"{fmt.rate(current)}  (min {fmt.rate(min(known))}, max {fmt.rate(max(known))})",
-                       layout=False)
+        text = spark_numbers(values[-1], min(known), max(known)) if known else fmt.NA
+        if text != self._numbers:
+            # The numbers take the width they need, and keep the widest they have needed: the screen
+            # is laid out again when they grow, not each time a digit comes or goes.
+            grows = len(text) > self._numbers_width
+            self._numbers_width = max(self._numbers_width, len(text))
+            self.query_one(".numbers", Label).update(text.ljust(self._numbers_width), layout=grows)
+            self._numbers = text

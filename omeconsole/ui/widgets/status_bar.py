@@ -8,6 +8,7 @@ the server edition, the refresh interval, PAUSED, the data's age, the sort order
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,17 +70,18 @@ class StatusLine:
     filter: str
 
 
-def status_text(line: StatusLine) -> Text:
+def status_text(line: StatusLine, colours: Mapping[str, str]) -> Text:
+    muted = colours.get("muted", "")
     symbol, word = CONNECTION_MARKS[line.connection.status]
     text = Text(f"{symbol} {word}")
     server = line.connection.server
     if server is not None:
-        text.append(f"  {server.edition} {server.version} ({server.stats_api})", style="dim")
+        text.append(f"  {server.edition} {server.version} ({server.stats_api})", style=muted)
     if line.paused:
         text.append("  ‖ PAUSED", style="reverse bold")
     text.append(f"  every {fmt.interval(line.interval)}")
     text.append(f"  age {fmt.age(line.data_age)}")
-    text.append(f"  sort: {line.sort}", style="dim")
+    text.append(f"  sort: {line.sort}", style=muted)
     if line.filter:
         text.append(f"  filter: {line.filter}", style="bold")
     if line.selected:
@@ -96,4 +98,5 @@ class StatusBar(Static):
         if line == self._line:
             return
         self._line = line
-        self.update(status_text(line), layout=False)  # one line, always: no need to lay out the screen
+        # One line, always: no need to lay out the screen.
+        self.update(status_text(line, self.app.theme_variables), layout=False)

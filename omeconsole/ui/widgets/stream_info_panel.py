@@ -36,14 +36,15 @@ class StreamInfoPanel(Static):
         if info == self._shown:
             return
         self._shown = info
+        muted = self.app.theme_variables.get("muted", "")
         if info is None:
-            self.update(Text(f"{fmt.NA} (no stream information yet)", style="dim"))
+            self.update(Text(f"{fmt.NA} (no stream information yet)", style=muted))
             return
         table = Table(box=None, padding=(0, 1), show_edge=False, expand=False,
                       title=Text(f"source {info.source_type or fmt.NA}  {info.source_url or ''}".rstrip(),
                                  justify="left"), title_justify="left")
         for heading in ("track", "codec", "size", "fps", "bit rate", "keyframes"):
-            table.add_column(heading, no_wrap=True, header_style="dim")
+            table.add_column(heading, no_wrap=True, header_style=muted)
         for track in info.tracks:
             table.add_row(*track_cells(track))
         self.update(table)

@@ -1,10 +1,18 @@
-"""The one chart widget of the console: bit rate over time, whatever draws it underneath.
+"""The bit-rate chart: each series (in, out) on a panel of its own, with its own scale, over a fixed window.
 
-Screens only call `set_series` (and `flush`); plotext (through textual-plotext) is an implementation
-detail of this file, so the drawing back end can be swapped without touching any screen. Building a
-plotext picture is the costliest drawing the console does, so a caller may ask for at most one
-redraw per `min_gap` seconds: newer data then waits for a later `flush`, and a hidden chart waits
-until it is shown.
+Screens only call `set_series` (and `flush`) and set `window`; plotext (through textual-plotext) is an
+implementation detail of this file, so the drawing back end can be swapped without touching a screen.
+
+What a panel shows (the arithmetic is in `chart_scale`):
+- the last `window` seconds, always the whole window (-5m … now), whatever the history holds;
+- y from 0 to a round top in 1-2-5 steps, the unit on the axis's top label;
+- a moment's outlier clipped at the top, marked ▲ and named in the title, instead of flattening the rest;
+- gaps (no rate, or no sample for a while) as gaps;
+- at most two points per column (lowest and highest), so a build costs the same at 60 or 3,600 samples.
+
+Building a plotext picture is still the costliest drawing the console does, so a caller may ask for
+at most one redraw per `min_gap` seconds: newer data then waits for a later `flush`, and a hidden
+chart waits until it is shown.
 """
 
 from __future__ import annotations
@@ -14,15 +22,45 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.color import Color
+from textual.reactive import reactive
 from textual.widget import Widget
 from textual_plotext import PlotextPlot
+
+from omeconsole.ui import format as fmt
+from omeconsole.ui.widgets.chart_scale import (
+    WINDOWS,
+    downsample,
+    rate_axis,
+    robust_top,
+    runs,
+    time_axis,
+    window_label,
+)
+
+CLIPPED_MARK = "▲"
+HEADROOM = 1.1
+"""The axis reaches at least 10 % above the highest value it shows, so the line is not drawn on the frame."""
+
+
+def _title(label: str, window: float, note: str, width: int) -> str:
+    """The most telling title that fits the plot's `width` (plotext leaves out a title wider than its
+    plot): a note about a clipped peak is kept before the long form of the label."""
+    span = window_label(window)
+    short = label.rsplit(" ", 1)[-1]
+    names = [f"{label} · last {span}", f"{short} · {span}", short]
+    if note:
+        notes = [note, note.replace(" off scale", ""), note.replace(" peak", "").replace(" off scale", "")]
+        names = [f"{names[0]}  {notes[0]}", *(f"{name}  {n}" for n in notes for name in names[1:]), *names]
+    return next((name for name in names if cell_len(name) <= width - 2), short)
 
 
 @dataclass(frozen=True)
 class Series:
-    """One line: its legend label, x in seconds relative to now (negative = past), y in bits per second."""
+    """One line: its name, x in seconds relative to now (negative = past, ascending), y in bits per
+    second (None where there is no rate: drawn as a gap)."""
 
     label: str
     xs: Sequence[float]
@@ -31,33 +69,27 @@ class Series:
     """A theme variable name (e.g. "rate-in"), resolved at draw time so theme switches apply."""
 
 
-_SCALES = ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s"), (1.0, "b/s"))
-
-
-def _scale_for(peak: float) -> tuple[float, str]:
-    for factor, unit in _SCALES:
-        if peak >= factor:
-            return factor, unit
-    return 1.0, "b/s"
-
-
 class ThroughputChart(Widget):
-    """Bit rate in and out over the history window; gaps (None) are left out, the y axis starts at 0."""
+    """`set_series([in, out])`: one panel per series, side by side."""
 
     DEFAULT_CSS = """
-    ThroughputChart { height: 1fr; }
+    ThroughputChart { height: 1fr; layout: horizontal; }
     ThroughputChart > PlotextPlot { height: 1fr; width: 1fr; }
     """
 
-    def __init__(self, *, title: str = "bit rate", **options: Any) -> None:
+    window: reactive[float] = reactive(WINDOWS[0], init=False)
+    """Seconds of history shown, ending now."""
+
+    def __init__(self, *, panels: int = 2, **options: Any) -> None:
         super().__init__(**options)
-        self._title = title
+        self._panels = panels
         self._series: tuple[Series, ...] = ()
         self._stale = True
         self._drawn_at = -math.inf
 
     def compose(self) -> ComposeResult:
-        yield PlotextPlot()
+        for _ in range(self._panels):
+            yield PlotextPlot()
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())
@@ -65,6 +97,13 @@ class ThroughputChart(Widget):
 
     def on_show(self) -> None:
         self.flush()  # data that arrived while hidden
+
+    def on_resize(self) -> None:
+        self._draw()  # tick spacing and the number of columns follow the size
+
+    def watch_window(self) -> None:
+        self._stale = True
+        self.flush()
 
     def set_series(self, series: Sequence[Series], *, now: float | None = None, min_gap: float = 0.0) -> None:
         """Replace what is drawn; plotext rebuilds its picture on the next refresh of this widget only.
@@ -93,23 +132,34 @@ class ThroughputChart(Widget):
         if not self.is_mounted:
             return
         self._stale = False
-        plot = self.query_one(PlotextPlot)
+        for plot, series in zip(self.query(PlotextPlot).results(PlotextPlot), self._series, strict=False):
+            self._draw_panel(plot, series)
+
+    def _draw_panel(self, plot: PlotextPlot, series: Series) -> None:
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
-        plt.title(self._title)
-        peak = max((y for s in self._series for y in s.ys if y is not None), default=0.0)
-        factor, unit = _scale_for(peak)
-        plt.ylabel(unit)
-        plt.xlabel("seconds ago")
-        for series in self._series:
-            points = [(x, y / factor) for x, y in zip(series.xs, series.ys, strict=True) if y is not None]
-            if len(points) < 1:
-                continue
-            xs, ys = zip(*points, strict=True)
-            plt.plot(list(xs), list(ys), label=series.label, color=self._colour(series.colour_variable),
-                     marker="braille")
-        plt.ylim(0, max(1.0, peak / factor * 1.1))
-        earliest = min((x for s in self._series for x in s.xs), default=0.0)
-        plt.xlim(min(-60.0, earliest), 0)
+        window = self.window
+        width, height = max(20, plot.size.width), max(6, plot.size.height)
+        pieces = runs(series.xs, series.ys, -window, 0.0)
+        # The y labels' width is not known before the axis is: size the columns for the widest one.
+        columns = max(1, width - 12)
+        shown = [downsample(piece, -window, 0.0, columns) for piece in pieces]
+        top = robust_top([y for _, ys in shown for y in ys])
+        axis = rate_axis(top.value * HEADROOM, intervals=max(1, min(5, (height - 4) // 2)))
+        colour = self._colour(series.colour_variable)
+        for xs, ys in shown:
+            plt.plot(xs, [min(y, axis.top) for y in ys], marker="braille", color=colour)
+        note = "no data" if not shown else ""
+        clipped = [x for xs, ys in shown for x, y in zip(xs, ys, strict=True) if y > axis.top]
+        if clipped and top.clipped_peak is not None:
+            plt.scatter(clipped, [axis.top] * len(clipped), marker=CLIPPED_MARK, color=colour)
+            note = f"{CLIPPED_MARK} peak {fmt.rate(top.clipped_peak)} off scale"
+        plot_width = width - max(cell_len(label) for label in axis.labels) - 2
+        plt.title(_title(series.label, window, note, plot_width))
+        plt.ylim(0, axis.top)
+        plt.yticks(axis.ticks, axis.labels)
+        times = time_axis(window, plot_width)
+        plt.xlim(-window, 0)
+        plt.xticks(times.ticks, times.labels)
         plot.refresh()

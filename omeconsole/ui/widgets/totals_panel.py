@@ -49,10 +49,11 @@ class TotalsPanel(Static):
         if rows == self._rows:
             return
         self._rows = rows
+        muted = self.app.theme_variables.get("muted", "")
         table = Table.grid(padding=(0, 1))
-        table.add_column(style="dim", no_wrap=True)
+        table.add_column(style=muted, no_wrap=True)
         table.add_column(no_wrap=True)
         for label, value in rows:
-            table.add_row(label, Text(value, style="dim" if value == fmt.NA else ""))
+            table.add_row(label, Text(value, style=muted if value == fmt.NA else ""))
         self.update(table, layout=len(rows) != len(self._laid_out))
         self._laid_out = rows

@@ -1,0 +1,218 @@
+"""The node tree widget as a user drives it: keys, mouse, scrolling, and what it costs at 10,000 streams.
+
+A small host app feeds the real widget a listing and node views directly (no server needed): the
+widget's public interface is data in (`show`) and messages out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from rich.cells import cell_len
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.message import Message
+
+from omeconsole.core.tree_model import SortOrder
+from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
+from omeconsole.model.paths import NodePath
+from omeconsole.ui.widgets.node_tree import NodeTree
+
+DEMO: Listing = {"default": {"app": AppStreams(("news", "backup", "sports")),
+                             "live": AppStreams(("concert", "church"))}}
+
+
+def big_listing(apps: int = 100, streams: int = 100) -> dict[str, dict[str, AppStreams]]:
+    return {f"v{v}": {f"app{a:02d}": AppStreams(tuple(f"s{s:03d}" for s in range(streams)))
+                      for a in range(apps // 4)} for v in range(4)}
+
+
+class Views:
+    """Node views by path, counting every node the tree asked about."""
+
+    def __init__(self) -> None:
+        self.asked: Counter[NodePath] = Counter()
+        self.states: dict[NodePath, NodeState] = {}
+
+    def __call__(self, path: NodePath) -> NodeView:
+        self.asked[path] += 1
+        return NodeView(path=path, state=self.states.get(path, NodeState.UNKNOWN))
+
+
+class TreeHost(App[None]):
+    CSS = "NodeTree { width: auto; max-width: 100%; height: 1fr; }"
+
+    def __init__(self, listing: Listing, views: Callable[[NodePath], NodeView] | None = None) -> None:
+        super().__init__()
+        self.listing = listing
+        self.views = views or Views()
+
+    def compose(self) -> ComposeResult:
+        yield NodeTree(id="tree")
+
+    def on_mount(self) -> None:
+        tree = self.query_one(NodeTree)
+        tree.show(self.listing, self.views, 0.0)
+        tree.focus()
+
+
+def tree_of(app: App[Any]) -> NodeTree:
+    return app.query_one(NodeTree)
+
+
+def screen_text(tree: NodeTree) -> list[str]:
+    return [strip.text.rstrip() for strip in tree.render_lines(Region(0, 0, tree.size.width, tree.size.height))]
+
+
+def of(kind: type[Message], messages: list[Message]) -> list[Any]:
+    """The messages of one kind, each once (the hook sees a bubbling message at every level it reaches)."""
+    return list({id(m): m for m in messages if isinstance(m, kind)}.values())
+
+
+async def test_keys_move_open_and_close_like_a_file_tree() -> None:
+    """j/k move, l opens or steps in, h closes or steps out, Enter opens the node's own view."""
+    messages: list[Message] = []
+    app = TreeHost(DEMO)
+    async with app.run_test(size=(80, 20), message_hook=messages.append) as pilot:
+        tree = tree_of(app)
+        assert tree.cursor_path == NodePath("default")
+        await pilot.press("j", "j")
+        assert tree.cursor_path == NodePath("default", "app", "backup")
+        await pilot.press("h")  # on a stream: to its application
+        assert tree.cursor_path == NodePath("default", "app")
+        await pilot.press("h")  # on an open application: close it
+        assert NodePath("default", "app", "news") not in tree.paths()
+        assert tree.cursor_path == NodePath("default", "app")
+        await pilot.press("l")  # open it again
+        assert NodePath("default", "app", "news") in tree.paths()
+        await pilot.press("l")  # already open: step to its first child
+        assert tree.cursor_path == NodePath("default", "app", "backup")
+        await pilot.press("k", "left", "left")  # up to "app", close it, up to "default"
+        assert tree.cursor_path == NodePath("default")
+        assert not tree.is_expanded(NodePath("default", "app"))
+        await pilot.press("end")
+        assert tree.cursor_path == NodePath("default", "live", "concert")
+        await pilot.press("home", "down", "space")
+        assert tree.is_expanded(NodePath("default", "app"))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [m.path for m in of(NodeTree.Opened, messages)] == [NodePath("default", "app")]
+        assert [m.expanded for m in of(NodeTree.Toggled, messages)] == [False, True, False, True]
+        highlighted = [m.path for m in of(NodeTree.Highlighted, messages)]
+        assert highlighted[:4] == [NodePath("default"), NodePath("default", "app"),
+                                   NodePath("default", "app", "backup"), NodePath("default", "app")]
+
+
+async def test_a_click_moves_the_cursor_and_a_second_click_opens() -> None:
+    messages: list[Message] = []
+    app = TreeHost(DEMO)
+    async with app.run_test(size=(80, 20), message_hook=messages.append) as pilot:
+        tree = tree_of(app)
+        await pilot.click(NodeTree, offset=(8, 3))  # "news"
+        assert tree.cursor_path == NodePath("default", "app", "news")
+        assert not of(NodeTree.Opened, messages)
+        await pilot.click(NodeTree, offset=(8, 3))
+        await pilot.pause()
+        assert [m.path for m in of(NodeTree.Opened, messages)] == [NodePath("default", "app", "news")]
+        await pilot.click(NodeTree, offset=(2, 1))  # the ▼ of "app"
+        assert not tree.is_expanded(NodePath("default", "app"))
+        assert screen_text(tree)[1].startswith("├─▶ app")
+
+
+async def test_the_tree_draws_guides_and_shows_outside_names_as_data() -> None:
+    """A stream name from the server is shown, never obeyed: ESC and bidi controls appear as escapes."""
+    hostile: Listing = {"default": {"app": AppStreams(("evil\x1b[2Jname", "rtl\u202etxt.exe", "ok"))}}
+    app = TreeHost(hostile)
+    async with app.run_test(size=(80, 10)) as pilot:
+        await pilot.pause()
+        lines = screen_text(tree_of(app))
+        assert lines[0].startswith("▼ default")
+        assert lines[1].startswith("└─▼ app")
+        assert lines[2].startswith("  ├─ evil\\x1b[2Jname")
+        assert lines[4].startswith("  └─ rtl⟨U+202E⟩txt.exe")
+        assert all("\x1b" not in line and "\u202e" not in line for line in lines)
+
+
+async def test_ten_thousand_streams_cost_the_rows_on_screen() -> None:
+    """Only the rows drawn are looked at; a change off screen draws nothing new."""
+    views = Views()
+    listing = big_listing()
+    app = TreeHost(listing, views)
+    async with app.run_test(size=(100, 30)) as pilot:
+        tree = tree_of(app)
+        await pilot.pause()
+        on_screen = set(tree.visible_paths())
+        assert len(on_screen) == 30
+        assert set(views.asked) <= on_screen
+        views.asked.clear()
+        changed = {**listing, "v3": {**listing["v3"], "app24": AppStreams(("s999", *listing["v3"]["app24"].live))}}
+        tree.show(changed, views, 1.0)
+        await pilot.pause()
+        assert set(views.asked) <= on_screen, "the new stream is far below: no label built for it"
+        await pilot.press("end")
+        await pilot.pause()
+        assert tree.cursor_path == NodePath("v3", "app24", "s999")
+        assert NodePath("v3", "app24", "s999") in tree.visible_paths()
+        assert len(views.asked) < 100
+
+
+async def test_visible_rows_are_reported_when_they_change() -> None:
+    messages: list[Message] = []
+    app = TreeHost(big_listing(apps=4, streams=50), Views())
+    async with app.run_test(size=(60, 12), message_hook=messages.append) as pilot:
+        await pilot.pause()
+        first = of(NodeTree.VisibleRowsChanged, messages)[-1].paths
+        assert first[0] == NodePath("v0") and len(first) == 12
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        latest = of(NodeTree.VisibleRowsChanged, messages)[-1].paths
+        assert tree_of(app).cursor_path in latest and NodePath("v0") not in latest
+
+
+async def test_the_cursor_keeps_its_node_and_its_place_on_screen_when_rows_come_and_go() -> None:
+    listing = big_listing(apps=4, streams=50)
+    views = Views()
+    app = TreeHost(listing, views)
+    async with app.run_test(size=(60, 12)) as pilot:
+        tree = tree_of(app)
+        assert tree.select_path(NodePath("v0", "app00", "s030"))
+        await pilot.pause()
+        row_on_screen = tree.visible_paths().index(NodePath("v0", "app00", "s030"))
+        more = tuple(f"a{i}" for i in range(5)) + listing["v0"]["app00"].live
+        tree.show({**listing, "v0": {"app00": AppStreams(more)}}, views, 1.0)
+        await pilot.pause()
+        assert tree.cursor_path == NodePath("v0", "app00", "s030")
+        assert tree.visible_paths().index(NodePath("v0", "app00", "s030")) == row_on_screen
+        gone = tuple(n for n in more if n != "s030")
+        tree.show({**listing, "v0": {"app00": AppStreams(gone)}}, views, 2.0)
+        assert tree.cursor_path == NodePath("v0", "app00"), "gone: the nearest ancestor still shown"
+
+
+async def test_filter_and_sort_are_view_options_of_the_tree() -> None:
+    app = TreeHost(DEMO)
+    async with app.run_test(size=(80, 20)) as pilot:
+        tree = tree_of(app)
+        tree.filter_text = "CONC"
+        await pilot.pause()
+        assert tree.paths() == [NodePath("default"), NodePath("default", "live"),
+                                NodePath("default", "live", "concert")]
+        tree.filter_text = ""
+        tree.node_order = SortOrder.VIEWERS  # nothing read yet: name order among equals
+        await pilot.pause()
+        assert len(tree.paths()) == 8
+
+
+async def test_the_tree_takes_the_width_its_labels_need() -> None:
+    narrow = TreeHost({"v": {"a": AppStreams(("s",))}})
+    async with narrow.run_test(size=(150, 10)) as pilot:
+        await pilot.pause()
+        short = tree_of(narrow).size.width
+        widest = max(cell_len(line) for line in screen_text(tree_of(narrow)))
+        assert widest <= short < 75
+    wide = TreeHost({"v": {"a": AppStreams(("a-much-longer-stream-name-than-the-others",))}})
+    async with wide.run_test(size=(150, 10)) as pilot:
+        await pilot.pause()
+        assert tree_of(wide).size.width >= short + 30
+        assert "a-much-longer-stream-name-than-the-others" in "\n".join(screen_text(tree_of(wide)))
