@@ -23,8 +23,8 @@ from ui_support import (
 from omeconsole.core.config import ConfirmSettings
 from omeconsole.core.session import connector
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops.break_screen import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
+from omeconsole.ui.adops_seam import StreamAdBreakScreen as AdBreakScreen  # the console shows it through the seam
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 

@@ -1,18 +1,20 @@
 """Live badges for a node: state as a symbol and a word (never colour alone), input, viewers, rates.
 
 Returns Rich `Text` styled with the theme's variables, so the tree, the detail header and the child
-list all say the same thing the same way.
+list all say the same thing the same way. An ended stream shows no current rate or viewers (its
+last figures are in the totals, as last seen); names from the server are data: control and bidi
+characters are shown as muted escapes and nothing is read as markup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 
+from omeconsole.core import units
 from omeconsole.core.text import visible_parts
 from omeconsole.model.nodes import NodeState, NodeView
-from omeconsole.ui import format as fmt
 
 STATE_MARKS: dict[NodeState, tuple[str, str]] = {
     NodeState.LIVE: ("●", "live"),
@@ -23,6 +25,9 @@ STATE_MARKS: dict[NodeState, tuple[str, str]] = {
 }
 """Symbol and word per state; the colour only reinforces them."""
 
+Marks = tuple[str, ...]
+"""Short flags shown after a node's name, most urgent first (`AD 0:24`, `⚑ 2`)."""
+
 
 def state_text(state: NodeState, colours: Mapping[str, str]) -> Text:
     """The state's symbol and word in its colour (a span, so text appended after it keeps its own)."""
@@ -32,50 +37,63 @@ def state_text(state: NodeState, colours: Mapping[str, str]) -> Text:
 
 def input_protocol(view: NodeView) -> str | None:
     """The stream's active input: the provider protocol with connections, else the source type."""
-    latest = view.latest
-    if latest is not None and latest.stats.connections_in:
-        active = [name for name, n in latest.stats.connections_in.items() if n > 0]
+    current = view.current
+    if current is not None and current.stats.connections_in:
+        active = [name for name, n in current.stats.connections_in.items() if n > 0]
         if active:
             return ",".join(sorted(active))
     if view.info is not None and view.info.source_type:
-        return view.info.source_type.lower()
+        return "".join(part for part, _ in visible_parts(view.info.source_type.lower(), 12))
     return None
 
 
 def viewers_text(view: NodeView) -> str:
-    if view.latest is None:
-        return f"{fmt.NA} viewers"
-    n = view.latest.viewers
-    return f"{n:,} viewer" if n == 1 else f"{n:,} viewers"
+    viewers = view.viewers
+    if viewers is None:
+        return "— viewers" if view.state is NodeState.ENDED else f"{units.NA} viewers"
+    return f"{viewers:,} viewer" if viewers == 1 else f"{viewers:,} viewers"
 
 
 def node_badges(view: NodeView, colours: Mapping[str, str]) -> Text:
-    """`● live  rtmp  45 viewers  in 4.50 Mb/s  out 12.30 Mb/s` with theme colours."""
+    """`● live  rtmp  45 viewers  in 4.50 Mb/s  out 12.30 Mb/s` with theme colours (an ended node: no
+    current rate, `—`; a rate the server's own figures contradict: `⚠` after it)."""
     text = state_text(view.state, colours)
     if view.path.level == "stream":
-        text.append(f"  {input_protocol(view) or fmt.NA}")
+        text.append(f"  {input_protocol(view) or units.NA}")
     text.append(f"  {viewers_text(view)}")
-    latest = view.latest
     muted = colours.get("muted", "")
-    text.append("  in ", style=muted)
-    text.append(fmt.rate(latest.rate_in_bps if latest else None), style=colours.get("rate-in", ""))
-    text.append("  out ", style=muted)
-    text.append(fmt.rate(latest.rate_out_bps if latest else None), style=colours.get("rate-out", ""))
+    disagree = view.server_disagrees
+    for direction, rate in (("in", view.rate_in_bps), ("out", view.rate_out_bps)):
+        text.append(f"  {direction} ", style=muted)
+        shown = "—" if view.state is NodeState.ENDED else units.rate(rate)
+        text.append(shown, style=colours.get(f"rate-{direction}", ""))
+        if direction in disagree:
+            text.append(" ⚠", style=colours.get("state-stale", ""))
     return text
 
 
-def name_text(name: str, colours: Mapping[str, str]) -> Text:
-    """A node's name from the server, in bold, with control and bidi characters shown as muted escapes."""
+def name_text(name: str, colours: Mapping[str, str], style: str = "bold") -> Text:
+    """A name from the server, in `style`, with control and bidi characters shown as muted escapes."""
     text = Text()
     for part, escaped in visible_parts(name):
-        text.append(part, style=f"bold {colours.get('muted', '')}" if escaped else "bold")
+        text.append(part, style=f"{style} {colours.get('muted', '')}" if escaped else style)
     return text
 
 
-def node_label(view: NodeView, colours: Mapping[str, str], *, compact: bool = False) -> Text:
-    """A tree label: the node's own name, then its badges (only state and viewers when compact)."""
+def marks_text(marks: Sequence[str], colours: Mapping[str, str]) -> Text:
+    text = Text()
+    for mark in marks:
+        text.append(f" {mark} ", style=f"reverse bold {colours.get('rate-out', '')}")
+        text.append(" ")
+    return text
+
+
+def node_label(view: NodeView, colours: Mapping[str, str], *, compact: bool = False, marks: Marks = ()) -> Text:
+    """A tree label: the node's own name, its marks, then its badges (only state and viewers when compact)."""
     label = name_text(view.path.name, colours)
     label.append("  ")
+    if marks:
+        label.append_text(marks_text(marks, colours))
     if compact:
         label.append_text(state_text(view.state, colours))
         label.append(f"  {viewers_text(view)}")

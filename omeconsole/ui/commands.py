@@ -1,52 +1,38 @@
-"""The command palette (ctrl+p): connect, switch profile, theme, export, pause, refresh.
+"""The command palette (ctrl+p): every action in force on the screen, by name.
 
-Commands are built from the app's current state each time the palette opens (the profiles in the
-config file, the themes registered), so the list is never stale.
+`ConsoleApp.get_system_commands` (Textual's hook for the palette) yields the app's own commands
+(connect, switch profile, theme) and these: the bindings of the screen underneath, walked as `?`
+walks them (the focused widget and its containers, the screen, the app), each once, and only those
+that apply to what is selected (a cue-out only on a stream). Nothing here is written twice: a key's
+palette entry is its binding's description and id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterator
 from functools import partial
-from typing import TYPE_CHECKING, cast
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.app import SystemCommand
+from textual.dom import DOMNode
+from textual.screen import Screen
 
-if TYPE_CHECKING:
-    from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.screens.help import binding_owners, declared_bindings
 
-Command = tuple[str, Callable[[], object], str]
+LEFT_OUT = frozenset({"close_help", "cancel_prompt", "help", "quit"})
+"""Bindings the palette does not repeat (the app yields its own Help and Quit)."""
 
 
-class ConsoleCommands(Provider):
-    @property
-    def console(self) -> ConsoleApp:
-        return cast("ConsoleApp", self.app)
-
-    def commands(self) -> list[Command]:
-        console = self.console
-        found: list[Command] = [
-            ("Connect to a server…", console.action_connect, "Enter a management API address and token"),
-            ("Export the selected node's history", console.action_export, "Write CSV and JSON, show the path"),
-            ("Pause / resume polling", console.action_pause, "Stop polling; the data's age keeps counting"),
-            ("Refresh now", console.action_refresh, "Poll the selected node and the listing at once"),
-        ]
-        for profile in console.profile_names():
-            found.append((f"Switch profile: {profile}", partial(console.switch_profile, profile),
-                          "Connect with this profile from the config file"))
-        for theme in sorted(console.available_themes):
-            found.append((f"Theme: {theme}", partial(console.set_theme, theme), "Change the colours"))
-        return found
-
-    async def discover(self) -> Hits:
-        for title, callback, help_text in self.commands():
-            if title.startswith("Theme: ") and not title.startswith("Theme: ome-"):
+def action_commands(screen: Screen[object]) -> Iterator[SystemCommand]:
+    seen: set[str] = set(LEFT_OUT)
+    for owner in binding_owners(screen):
+        for binding in declared_bindings(owner):
+            ident = binding.id or ""
+            if ident in seen or owner.check_action(binding.action.split("(", 1)[0], ()) is False:
                 continue
-            yield DiscoveryHit(title, callback, help=help_text)
+            seen.add(ident)
+            yield SystemCommand(f"{binding.description} ({ident})", binding.tooltip or binding.description,
+                                partial(_run, owner, binding.action))
 
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, callback, help_text in self.commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+async def _run(owner: DOMNode, action: str) -> None:
+    await owner.app.run_action(action, owner)

@@ -1,46 +1,51 @@
 """The main screen: the node tree beside the selected node's detail, a banner and a status line.
 
 Below 80x24 the detail panel is hidden by the stylesheet and the tree alone remains (Enter still
-opens a node's full view); a hidden detail is not redrawn.
+opens a node's full view); a hidden detail is not redrawn. The tree's rows carry the ad breaks and
+alerts of their nodes; an application's or host's detail says which of its streams are on air.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
+from textual.reactive import reactive
 from textual.widgets import Footer, Input
 
+from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
+from omeconsole.ui.actions import bindings
+from omeconsole.ui.badges import Marks
+from omeconsole.ui.live import Changes, LiveSession
+from omeconsole.ui.node_notes import node_marks, node_notes
+from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
 
-if TYPE_CHECKING:
-    from omeconsole.ui.app import ConsoleApp
+WIDE_COLUMNS = 140
+"""From this width the tree has room for every badge."""
 
 
-class DashboardScreen(Screen[None]):
-    BINDINGS = [
-        Binding("slash", "filter", "Filter", id="filter", tooltip="Show only nodes whose name contains the text"),
-        Binding("escape", "clear_filter", "Clear filter", id="clear_filter", show=False),
-        Binding("s", "cycle_sort", "Sort", id="sort", tooltip="Sort by name, viewers or bit rate in turn"),
-        Binding("e", "export", "Export", id="export", tooltip="Write the node's history as CSV and JSON"),
-    ]
+class DashboardScreen(LiveScreen):
+    BINDINGS = bindings("filter", "clear_filter", "sort")
 
-    @property
-    def console(self) -> ConsoleApp:
-        return cast("ConsoleApp", self.app)
+    filter_text: reactive[str] = reactive("", init=False)
+
+    def __init__(self, live: LiveSession, *, select: NodePath | None = None) -> None:
+        """`select`: the node to put the cursor on once it is listed (`--select`, or the node shown
+        before a reconnection)."""
+        super().__init__(live)
+        self._pending = select
+        self._told_missing = False
+        self._opened_at = live.clock.monotonic()
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
         with Horizontal(id="body"):
             yield NodeTree(id="tree")
-            yield NodeDetail(id="detail")
+            yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap)
         yield Input(placeholder="filter: part of a name (Esc clears)", id="filter")
         yield StatusBar(id="status")
         yield Footer()
@@ -48,80 +53,117 @@ class DashboardScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
         self.query_one(NodeTree).focus()
-        self.redraw(tree_changed=True, changed=None)
 
-    def on_screen_resume(self) -> None:
-        self.redraw(tree_changed=True, changed=None)
-
-    @property
-    def selected(self) -> NodePath | None:
+    def selected_path(self) -> NodePath | None:
         return self.query_one(NodeTree).cursor_path
 
-    # Data ---------------------------------------------------------------------------------------
+    def status_options(self) -> dict[str, str]:
+        return {"sort": self.live.options.sort_order.value, "filter_text": self.filter_text}
 
-    def redraw(self, *, tree_changed: bool, changed: frozenset[NodePath] | None) -> None:
-        """Bring the screen up to date; `changed=None` means everything."""
-        console = self.console
+    def showing_readings(self) -> bool:
+        engine = self.live.engine
+        return any(engine.node(path).latest is not None for path in self.query_one(NodeTree).visible_paths())
+
+    # Data ---------------------------------------------------------------------------------------------
+
+    def redraw(self, changes: Changes) -> None:
+        live = self.live
         tree = self.query_one(NodeTree)
-        tree.compact = console.compact_labels
-        tree.filter_text = console.filter_text
-        tree.node_order = console.sort_order
-        tree.show(console.listing(), console.view, console.clock.monotonic(), changed)
-        console.try_pending_selection(tree)
-        self._declare_visible()
-        self.refresh_detail()
-        self.refresh_status()
+        tree.compact = self.app.size.width < WIDE_COLUMNS
+        tree.node_order = live.options.sort_order
+        tree.show(live.engine.listing(), live.engine.node, live.clock.monotonic(), changes.nodes,
+                  marks_of=self._marks)
+        self._try_pending(tree)
+        self.declare_on_screen()
+        self._refresh_detail()
 
-    def refresh_detail(self) -> None:
+    def _marks(self, path: NodePath) -> Marks:
+        return node_marks(self.live, path)
+
+    def _refresh_detail(self) -> None:
         detail = self.query_one(NodeDetail)
         if not detail.display:
             return
-        path = self.selected
+        path = self.selected_path()
         if path is None:
-            detail.clear(self.console.empty_message())
+            detail.clear(self._empty_message())
             return
-        detail.show(self.console.view(path), self.console.clock.monotonic(), self.console.chart_window)
+        live = self.live
+        detail.show(live.engine.node(path), live.clock.monotonic(), live.options.chart_window,
+                    node_notes(live, path, self.app.theme_variables))
 
-    def refresh_status(self) -> None:
-        console = self.console
-        self.query_one(Banner).show(console.connection, console.clock.monotonic())
-        self.query_one(StatusBar).show(console.status_line(self.selected))
+    def _empty_message(self) -> str:
+        engine = self.live.engine
+        if engine.connection.status != "connected":
+            return "waiting for the server…"
+        if self.filter_text:
+            return f"nothing matches the filter {visible(self.filter_text)!r} (Esc clears it)"
+        return "no virtual hosts on this server yet" if not engine.listing() else "select a node"
 
-    # Tree events --------------------------------------------------------------------------------
+    def declare_on_screen(self) -> None:
+        """The rows on screen, and the applications whose stream rows are among them (listed every 10 s)."""
+        tree = self.query_one(NodeTree)
+        visible_rows = tree.visible_paths()
+        engine = self.live.engine
+        engine.set_on_screen(visible_rows, {p.parent for p in visible_rows if p.parent is not None and p.stream})
+        if self._pending is None:
+            engine.select(tree.cursor_path)
+
+    def _try_pending(self, tree: NodeTree) -> None:
+        """Honours `--select` once the node appears in the tree; says so once if it does not."""
+        wanted = self._pending
+        if wanted is None:
+            return
+        if tree.select_path(wanted):
+            self._pending = None
+            self.live.engine.select(wanted)
+            return
+        live = self.live
+        waited = live.clock.monotonic() - self._opened_at
+        if (not self._told_missing and live.engine.connection.status == "connected"
+                and waited >= live.settings.listing_interval):
+            self._told_missing = True
+            self.notify(f"{visible(str(wanted))} is not on the server (yet); it will be selected when it appears",
+                        severity="warning", markup=False)
+
+    # Tree events --------------------------------------------------------------------------------------
 
     @on(NodeTree.Highlighted, "#tree")
     def _highlighted(self, event: NodeTree.Highlighted) -> None:
         path = event.path
         if path is None or path != event.tree.cursor_path:
             return  # an empty tree, or a highlight the cursor has already left
-        pending = self.console.pending_selection
-        if pending is not None and path != pending:
+        if self._pending is not None and path != self._pending:
             return  # the cursor only rests here until the --select node is listed
-        self.console.choose(path)
-        self.refresh_detail()
+        self.live.engine.select(path)
+        self._refresh_detail()
         self.refresh_status()
+        self.selection_changed()
 
-    def on_key(self) -> None:
-        self.console.drop_pending_selection()
+    def on_key(self, _event: events.Key) -> None:
+        self._pending = None  # the user took over the cursor: --select no longer applies
 
     @on(NodeTree.Opened, "#tree")
     def _opened(self, event: NodeTree.Opened) -> None:
-        self.console.open_node(event.path)
+        from omeconsole.ui.screens.node_screen import NodeScreen  # not needed before the first Enter
+
+        self.app.push_screen(NodeScreen(self.live, event.path))
 
     @on(NodeTree.VisibleRowsChanged, "#tree")
     def _scrolled(self) -> None:
-        self._declare_visible()
+        if self.in_view:
+            self.declare_on_screen()
 
-    def _declare_visible(self) -> None:
-        """The rows on screen, and the applications whose stream rows are among them (listed every 10 s)."""
-        visible = self.query_one(NodeTree).visible_paths()
-        self.console.engine_visible(visible, {p.parent for p in visible if p.parent is not None and p.stream})
+    # Filter and sort ----------------------------------------------------------------------------------
 
-    # Filter -------------------------------------------------------------------------------------
+    def watch_filter_text(self, value: str) -> None:
+        self.query_one(NodeTree).filter_text = value
+        self.refresh_status()
+        self._refresh_detail()
 
     @on(Input.Changed, "#filter")
     def _filter_typed(self, event: Input.Changed) -> None:
-        self.console.filter_text = event.value.strip()
+        self.filter_text = event.value.strip()
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
@@ -134,15 +176,15 @@ class DashboardScreen(Screen[None]):
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#filter", Input)
-        if not box.display and not self.console.filter_text:
+        if not box.display and not self.filter_text:
             return
         box.value = ""
         box.display = False
-        self.console.filter_text = ""
+        self.filter_text = ""
         self.query_one(NodeTree).focus()
 
     def action_cycle_sort(self) -> None:
-        self.console.cycle_sort()
-
-    def action_export(self) -> None:
-        self.console.export_node(self.selected)
+        options = self.live.options
+        options.sort_order = options.sort_order.next()
+        self.query_one(NodeTree).node_order = options.sort_order
+        self.say(f"sorted by {options.sort_order.value}")

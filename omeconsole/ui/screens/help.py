@@ -3,7 +3,7 @@
 Nothing is written by hand here, so the help cannot drift from the keys: the entries are the bindings
 with an id declared by the focused widget, its containers, the screen and the app (the console's own
 keys; the internals of Textual's widgets have no id and are left out), under the keys the user's
-keymap gives them, each in the section `keymap.HELP_SECTIONS` names. Actions that depend on the
+keymap gives them, each in the section the action registry (`actions.HELP_SECTIONS`) names. Actions that depend on the
 selection are listed whatever is selected.
 """
 
@@ -21,7 +21,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from omeconsole.ui.keymap import HELP_SECTIONS, HelpSection
+from omeconsole.ui.actions import HELP_SECTIONS, bindings
+from omeconsole.ui.keymap import HelpSection
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class HelpEntry:
     section: HelpSection
 
 
-def _owners(screen: Screen[object]) -> Iterator[DOMNode]:
+def binding_owners(screen: Screen[object]) -> Iterator[DOMNode]:
     """The focused widget and its containers, the screen, the app: where the keys in force come from."""
     node: DOMNode | None = screen.focused
     while node is not None and node is not screen:
@@ -43,7 +44,7 @@ def _owners(screen: Screen[object]) -> Iterator[DOMNode]:
     yield screen.app
 
 
-def _declared(owner: DOMNode) -> Iterator[Binding]:
+def declared_bindings(owner: DOMNode) -> Iterator[Binding]:
     """The owner's bindings with an id, its own class first, one key per binding."""
     for cls in type(owner).__mro__:
         for binding in Binding.make_bindings(cls.__dict__.get("BINDINGS", ())):
@@ -57,8 +58,8 @@ def help_entries(screen: Screen[object], keymap: Mapping[str, str] | None = None
     keymap = keymap or {}
     keys: dict[str, list[str]] = {}
     first: dict[str, Binding] = {}
-    for owner in _owners(screen):
-        for binding in _declared(owner):
+    for owner in binding_owners(screen):
+        for binding in declared_bindings(owner):
             ident = binding.id or ""
             remapped = keymap.get(ident)
             pressed = ([b.key for b in Binding.make_bindings([binding.with_key(remapped)])]
@@ -97,14 +98,12 @@ def help_table(entries: list[HelpEntry], colours: Mapping[str, str]) -> Table:
         does = Text(entry.description)
         if entry.detail:
             does.append(f": {entry.detail}", style=muted)
-        table.add_row(entry.keys, does, entry.binding_id)
+        table.add_row(Text(entry.keys), does, Text(entry.binding_id))
     return table
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [
-        Binding("escape,question_mark,q", "dismiss", "Close help", id="close_help"),
-    ]
+    BINDINGS = bindings("close_help")
 
     def __init__(self, entries: list[HelpEntry]) -> None:
         super().__init__()

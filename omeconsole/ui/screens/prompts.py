@@ -1,4 +1,8 @@
-"""Small modal prompts: the token (after a 401), a server to connect to, and the export result."""
+"""Small modal prompts: the token (after a 401), a server to connect to, and the export result.
+
+What they show from outside (the server's reason for refusing a token, a path built from a stream's
+name) is data: shown through `text.visible`, never read as markup, and wrapped rather than cut.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,18 @@ from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
+
+from omeconsole.core.text import visible
+from omeconsole.ui.actions import bindings
 
 
 class TokenPrompt(ModalScreen[str | None]):
     """Asks for the access token; the text is masked and never logged. Esc keeps the old one."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="cancel_prompt")]
+    BINDINGS = bindings("cancel_prompt")
 
     def __init__(self, reason: str) -> None:
         super().__init__()
@@ -24,7 +30,7 @@ class TokenPrompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="prompt") as box:
             box.border_title = "access token"
-            yield Label(self._reason, id="token-reason")
+            yield Static(visible(self._reason), id="token-reason", markup=False)
             yield Input(password=True, placeholder="access token", id="token")
             yield Label("Enter to connect, Esc to cancel", classes="hint")
 
@@ -43,7 +49,7 @@ class TokenPrompt(ModalScreen[str | None]):
 class ConnectPrompt(ModalScreen[tuple[str, str | None] | None]):
     """A server address and, optionally, its token."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="cancel_prompt")]
+    BINDINGS = bindings("cancel_prompt")
 
     def __init__(self, api_url: str) -> None:
         super().__init__()
@@ -78,7 +84,7 @@ class ConnectPrompt(ModalScreen[tuple[str, str | None] | None]):
 class ExportDone(ModalScreen[None]):
     """Shows where the history was written, so the user can copy the paths."""
 
-    BINDINGS = [Binding("escape,enter", "close", "Close", id="close_export")]
+    BINDINGS = bindings("close_export")
 
     def __init__(self, what: str, paths: list[Path]) -> None:
         super().__init__()
@@ -88,9 +94,9 @@ class ExportDone(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="prompt") as box:
             box.border_title = "exported"
-            yield Label(f"History of {self._what} written to:")
+            yield Static(f"History of {visible(self._what)} written to:", markup=False)
             for path in self._paths:
-                yield Static(str(path), classes="path")
+                yield Static(visible(str(path)), classes="path", markup=False)
             yield Button("OK", id="ok")
 
     @on(Button.Pressed, "#ok")

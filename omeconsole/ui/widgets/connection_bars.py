@@ -13,7 +13,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from omeconsole.ui import format as fmt
+from omeconsole.core import units
+from omeconsole.core.text import visible
 
 _FULL = "█"
 _PARTIAL = " ▏▎▍▌▋▊▉"
@@ -69,22 +70,24 @@ class ConnectionBars(Static):
     def _text(self) -> Text:
         muted = self.app.theme_variables.get("muted", "")
         if self._counts is None:
-            return Text(f"{fmt.NA} (not reported by this server)", style=muted)
-        names = list(self._protocols) + sorted(set(self._counts) - set(self._protocols))
-        active = [n for n in names if self._counts.get(n, 0) > 0]
-        idle = [n for n in names if self._counts.get(n, 0) <= 0]
+            return Text(f"{units.NA} (not reported by this server)", style=muted)
+        # Protocols the server names beyond the known ones are its words: shown through `visible`.
+        names = list(self._protocols) + sorted(visible(n, 24) for n in set(self._counts) - set(self._protocols))
+        counts = {visible(n, 24): v for n, v in self._counts.items()}
+        active = [n for n in names if counts.get(n, 0) > 0]
+        idle = [n for n in names if counts.get(n, 0) <= 0]
         text = Text()
         if active:
             label_width = max(len(n) for n in active)
-            number_width = max(len(fmt.count(self._counts[n])) for n in active)
+            number_width = max(len(units.count(counts[n])) for n in active)
             bar_width = max(0, self.content_size.width - label_width - number_width - 2)
-            peak = max(self._counts[n] for n in active)
+            peak = max(counts[n] for n in active)
             colour = self.app.theme_variables.get("meter", "")
             for name in active:
-                value = self._counts[name]
+                value = counts[name]
                 text.append(f"{name:<{label_width}} ")
                 text.append(bar(value, peak, bar_width).ljust(bar_width), style=colour)
-                text.append(f" {fmt.count(value):>{number_width}}\n", style="bold")
+                text.append(f" {units.count(value):>{number_width}}\n", style="bold")
         if idle:
             wide = self.content_size.width >= 40
             text.append(f"0: {', '.join(idle)}" if wide else f"{len(idle)} more at 0", style=muted)

@@ -3,20 +3,24 @@ and for a stream its source and tracks.
 
 Used by the dashboard (beside the tree) and by the full-screen node view. Widgets are composed once
 and updated in place; nothing is mounted or removed per tick, and a hidden detail is not redrawn.
+The data comes in through `show(view, now, window, notes)`; when the panels do not all fit, the last
+line says which are below the fold.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from omeconsole.model.nodes import NodeView
+from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import name_text, node_badges
 from omeconsole.ui.widgets.chart_scale import WINDOWS
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
@@ -25,25 +29,50 @@ from omeconsole.ui.widgets.stream_info_panel import StreamInfoPanel
 from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
 from omeconsole.ui.widgets.totals_panel import TotalsPanel
 
+WIDE_DETAIL = 120
+"""From this width the totals and the source and tracks sit side by side."""
 LEVEL_WORDS = {"vhost": "virtual host", "app": "application", "stream": "stream"}
 
 
 def chart_series(view: NodeView, now: float, window: float) -> list[Series]:
-    """In and out bit rates of the last `window` seconds, against seconds before now."""
-    recent = view.history[bisect_left(view.history, now - window, key=lambda s: s.at):]
-    xs = [round(s.at - now, 3) for s in recent]
-    return [
-        Series("bit rate in", xs, [s.rate_in_bps for s in recent], "rate-in"),
-        Series("bit rate out", xs, [s.rate_out_bps for s in recent], "rate-out"),
-    ]
+    """In and out bit rates of the last `window` seconds, against seconds before now: from the node's
+    compact series (an hour long), else from its full readings."""
+    since = now - window
+    if len(view.series):
+        columns = view.series.columns(since)
+        at, rate_in, rate_out = columns.at, columns.rate_in_bps, columns.rate_out_bps
+    else:
+        recent: Sequence[Sample] = [s for s in view.history if s.at >= since]
+        at = [s.at for s in recent]
+        rate_in, rate_out = [s.rate_in_bps for s in recent], [s.rate_out_bps for s in recent]
+    xs = [round(t - now, 3) for t in at]
+    return [Series("bit rate in", xs, rate_in, "rate-in"), Series("bit rate out", xs, rate_out, "rate-out")]
+
+
+def header_text(view: NodeView, colours: dict[str, str], notes: Text | None) -> Text:
+    header = Text(f"{LEVEL_WORDS[view.path.level]} ", style=colours.get("muted", ""), no_wrap=True,
+                  overflow="ellipsis")
+    header.append_text(name_text(str(view.path), colours))
+    header.append("  ")
+    header.append_text(node_badges(view, colours))
+    if notes:
+        header.append("\n")
+        header.append_text(notes)
+    if view.error:
+        header.append("\n")
+        header.append_text(name_text(view.error, colours, style=colours.get("state-stale", "")))
+    return header
 
 
 class NodeDetail(VerticalScroll):
-    """Call `show(view, now)` after each engine update; it redraws only what changed."""
+    """Call `show(view, now, window)` after each engine update; it redraws only what changed."""
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, *, chart_gap: float = 0.0, **options: Any) -> None:
+        """`chart_gap`: seconds between rebuilds of the same node's chart (see `ThroughputChart`)."""
         super().__init__(**options)
+        self._chart_gap = chart_gap
         self._drawn_at: tuple[object, ...] | None = None
+        self._fold = ""
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-header")
@@ -57,6 +86,7 @@ class NodeDetail(VerticalScroll):
         with Horizontal(id="detail-lower"):
             yield TotalsPanel(id="detail-totals")
             yield StreamInfoPanel(id="detail-info")
+        yield Static(id="detail-fold")
 
     def clear(self, message: str) -> None:
         """Nothing selected: only the message shows."""
@@ -64,18 +94,13 @@ class NodeDetail(VerticalScroll):
         self.query_one("#detail-header", Static).update(Text(message, style=self.app.theme_variables.get("muted", "")))
         self.add_class("-empty")
 
-    def show(self, view: NodeView, now: float, window: float = WINDOWS[0]) -> None:
-        """`window`: seconds of history the chart and sparklines show, ending now."""
+    def show(self, view: NodeView, now: float, window: float = WINDOWS[0], notes: Text | None = None) -> None:
+        """`window`: seconds of history the chart and sparklines show, ending now; `notes`: a line under the
+        header (an ad break, alerts) the screen composed."""
         if not self.is_mounted or not self.display:
             return
         colours = self.app.theme_variables
-        header = Text(f"{LEVEL_WORDS[view.path.level]} ", style=colours.get("muted", ""))
-        header.append_text(name_text(str(view.path), colours))
-        header.append("  ")
-        header.append_text(node_badges(view, colours))
-        if view.error:
-            header.append(f"\n{view.error}", style=colours.get("state-stale", ""))
-        self.query_one("#detail-header", Static).update(header, layout=False)
+        self.query_one("#detail-header", Static).update(header_text(view, colours, notes))
         self.remove_class("-empty")
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme, window)
@@ -86,17 +111,56 @@ class NodeDetail(VerticalScroll):
             info.show(view.info)
         chart = self.query_one(ThroughputChart)
         chart.window = window
-        chart_gap = float(getattr(self.app, "chart_gap", 0.0))
         if key == self._drawn_at:
-            chart.flush(now, chart_gap)  # a chart update held back by its gap is drawn once the gap has passed
+            chart.flush(now, self._chart_gap)  # an update held back by its gap is drawn once the gap has passed
             return
         same_node = self._drawn_at is not None and self._drawn_at[0] == view.path
         self._drawn_at = key
         # Another node's chart is drawn at once; the same node's new points may wait for the gap.
         series = chart_series(view, latest.at if latest else now, window)
-        chart.set_series(series, now=now, min_gap=chart_gap if same_node else 0.0)
+        chart.set_series(series, now=now, min_gap=self._chart_gap if same_node else 0.0)
         self.query_one("#spark-in", RateSparkline).show(series[0].ys)
         self.query_one("#spark-out", RateSparkline).show(series[1].ys)
-        stats = latest.stats if latest else None
+        current = view.current
+        stats = current.stats if current else None
         self.query_one("#bars-in", ConnectionBars).show(stats.connections_in if stats else None)
         self.query_one("#bars-out", ConnectionBars).show(stats.connections_out if stats else None)
+        self.call_after_refresh(self._say_what_is_below)
+
+    def on_resize(self) -> None:
+        # Totals beside the source and tracks when there is room for both, one above the other otherwise.
+        self.set_class(self.size.width >= WIDE_DETAIL, "-wide")
+        self.call_after_refresh(self._say_what_is_below)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.call_after_refresh(self._say_what_is_below)
+
+    def _say_what_is_below(self) -> None:
+        """The last line names the panels that do not fit (whole or in part), so nothing is hidden silently."""
+        if not self.is_mounted:
+            return
+        fold = self.query_one("#detail-fold", Static)
+        bottom = self.scroll_y + self.scrollable_content_region.height - (1 if fold.display else 0)
+        below = [title for widget, title in self._panels() if widget.display and self._bottom_of(widget) > bottom]
+        words = f"↓ below: {', '.join(below)} (scroll, or Enter for the node's own screen)" if below else ""
+        if words != self._fold:
+            self._fold = words
+            fold.display = bool(words)
+            fold.update(Text(words, style=self.app.theme_variables.get("muted", ""), no_wrap=True,
+                             overflow="ellipsis"))
+
+    def _bottom_of(self, widget: Widget) -> int:
+        """Where `widget` ends, in rows from the top of this container's content."""
+        top = 0
+        node: Widget | None = widget
+        while node is not None and node is not self:
+            top += node.virtual_region.y
+            parent = node.parent
+            node = parent if isinstance(parent, Widget) else None
+        return top + widget.outer_size.height
+
+    def _panels(self) -> list[tuple[Widget, str]]:
+        return [(self.query_one("#detail-chart"), "chart"), (self.query_one("#detail-sparks"), "sparklines"),
+                (self.query_one("#bars-in"), "inbound"), (self.query_one("#bars-out"), "outbound"),
+                (self.query_one(TotalsPanel), "totals"), (self.query_one(StreamInfoPanel), "source and tracks")]

@@ -21,7 +21,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -29,14 +29,18 @@ from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from omeconsole.core.text import visible
 from omeconsole.core.tree_model import AppBranch, Arrangement, Row, SortOrder, TreeArranger, TreeRows
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
-from omeconsole.ui.badges import node_badges, node_label, state_text
+from omeconsole.ui.actions import bindings
+from omeconsole.ui.badges import Marks, node_badges, node_label, state_text
 
 ViewOf = Callable[[NodePath], NodeView]
 """What the tree reads about a node it draws (the engine's read-only view)."""
+MarksOf = Callable[[NodePath], Marks]
+"""Flags a node shows after its name (an ad break, alerts): the screen decides what they are."""
 
 EXPANDED, COLLAPSED = "▼ ", "▶ "
 GUIDE_WIDTH = 2
@@ -45,6 +49,10 @@ GUIDE_WIDTH = 2
 
 def _unknown(path: NodePath) -> NodeView:
     return NodeView(path=path, state=NodeState.UNKNOWN)
+
+
+def _no_marks(_path: NodePath) -> Marks:
+    return ()
 
 
 @dataclass
@@ -59,20 +67,9 @@ class TreeMessage(Message):
 
 
 class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "cursor_down", "Down", id="cursor_down", show=False),
-        Binding("up,k", "cursor_up", "Up", id="cursor_up", show=False),
-        Binding("left,h", "collapse", "Collapse / parent", id="collapse", show=False,
-                tooltip="Close the branch under the cursor, or go to its parent"),
-        Binding("right,l", "expand", "Expand / child", id="expand", show=False,
-                tooltip="Open the branch under the cursor, or go to its first child"),
-        Binding("space", "toggle_branch", "Open or close branch", id="toggle_branch", show=False),
-        Binding("pagedown", "page_down", "Page down", id="page_down", show=False),
-        Binding("pageup", "page_up", "Page up", id="page_up", show=False),
-        Binding("home,g", "first", "First", id="cursor_first", show=False),
-        Binding("end,G", "last", "Last", id="cursor_last", show=False),
-        Binding("enter", "open", "Open", id="open", tooltip="The node's own screen: detail and children"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings(
+        "cursor_down", "cursor_up", "collapse", "expand", "toggle_branch", "page_down", "page_up", "cursor_first",
+        "cursor_last", "open")
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "node-tree--guides", "node-tree--cursor", "node-tree--cursor-blurred", "node-tree--hover",
@@ -126,6 +123,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     def __init__(self, *, resort_every: float = 5.0, **options: Any) -> None:
         super().__init__(**options)
         self._view_of: ViewOf = _unknown
+        self._marks_of: MarksOf = _no_marks
         self._arranger = TreeArranger(self._latest, resort_every=resort_every)
         self._listing: Listing = {}
         self._arrangement = Arrangement()
@@ -143,9 +141,12 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     # Data in ---------------------------------------------------------------------------------------
 
     def show(self, listing: Listing, view_of: ViewOf, now: float,
-             changed: Collection[NodePath] | None = None) -> None:
-        """New data. `changed` names the nodes with new readings; None means any of them may have."""
+             changed: Collection[NodePath] | None = None, *, marks_of: MarksOf | None = None) -> None:
+        """New data. `changed` names the nodes with new readings; None means any of them may have; an
+        empty set repaints only the rows whose label would now read differently (a node turned stale, a
+        countdown moved)."""
         self._view_of = view_of
+        self._marks_of = marks_of or _no_marks
         self._listing = listing
         self._now = now
         if changed is not None:
@@ -170,7 +171,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _label_is_old(self, path: NodePath) -> bool:
         cached = self._labels.get(path)
-        return cached is None or cached[0] != self._shows(self._view_of(path))
+        return cached is None or cached[0] != self._shows(path, self._view_of(path))
 
     def _rearrange(self) -> bool:
         """Lay the rows out again if the arrangement changed; True when it did (and all was redrawn)."""
@@ -210,15 +211,15 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     # Width: the tree takes the width it needs ------------------------------------------------------
 
     def _widest_name(self, app: AppBranch) -> int:
-        widest = GUIDE_WIDTH + len(EXPANDED) + cell_len(app.path.name)
+        widest = GUIDE_WIDTH + len(EXPANDED) + cell_len(visible(app.path.name))
         for stream in app.streams:
-            widest = max(widest, 2 * GUIDE_WIDTH + cell_len(stream))
+            widest = max(widest, 2 * GUIDE_WIDTH + cell_len(visible(stream)))
         return widest
 
     def _needed_width(self) -> int:
         """The widest name (measured once per application branch) plus the widest badges drawn so far."""
         names = max(self._name_widths.values(), default=0)
-        names = max([names, *(len(EXPANDED) + cell_len(v.path.name) for v in self._arrangement.vhosts)])
+        names = max([names, *(len(EXPANDED) + cell_len(visible(v.path.name)) for v in self._arrangement.vhosts)])
         return names + 2 + max(self._badge_width, self._unknown_badge_width()) + 1
 
     def _unknown_badge_width(self) -> int:
@@ -427,21 +428,21 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     # Drawing ---------------------------------------------------------------------------------------
 
-    def _shows(self, view: NodeView) -> tuple[object, ...]:
+    def _shows(self, path: NodePath, view: NodeView) -> tuple[object, ...]:
         """What a label shows of a node: it is built again only when this changes."""
         latest = view.latest
         return (view.state, latest.at if latest else None, view.info.source_type if view.info else None,
-                self.compact, self.app.theme)
+                self.compact, self.app.theme, self._marks_of(path))
 
     def _label(self, path: NodePath) -> tuple[tuple[object, ...], Text]:
         """The row's label and what it shows (its cache key), built only when that changed."""
         view = self._view_of(path)
-        key = self._shows(view)
+        key = self._shows(path, view)
         cached = self._labels.get(path)
         if cached is not None and cached[0] == key:
             return cached
-        label = node_label(view, self.app.theme_variables, compact=self.compact)
-        badges = label.cell_len - cell_len(path.name) - 2
+        label = node_label(view, self.app.theme_variables, compact=self.compact, marks=self._marks_of(path))
+        badges = label.cell_len - cell_len(visible(path.name)) - 2
         if badges > self._badge_width:
             self._badge_width = badges
             self.virtual_size = Size(self._needed_width(), len(self._rows))

@@ -19,13 +19,13 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Label
 
-from omeconsole.ui import format as fmt
+from omeconsole.core import units
 from omeconsole.ui.widgets.chart_scale import SPARK_BARS, spark_levels
 
 
 def spark_numbers(current: float | None, low: float, high: float) -> str:
     """`4.50 Mb/s  min 4.10  max 4.90`: the unit once when the three share it."""
-    now, lowest, highest = fmt.rate(current), fmt.rate(low), fmt.rate(high)
+    now, lowest, highest = units.rate(current), units.rate(low), units.rate(high)
     unit = f" {now.rsplit(' ', 1)[-1]}"
     if lowest.endswith(unit) and highest.endswith(unit):
         lowest, highest = lowest.removesuffix(unit), highest.removesuffix(unit)
@@ -56,6 +56,7 @@ class Spark(Widget):
         super().__init__(**options)
         self._colour_variable = colour_variable
         self._values: tuple[float | None, ...] = ()
+        self._short = False
 
     def show(self, values: Sequence[float | None]) -> None:
         values = tuple(values)
@@ -68,12 +69,17 @@ class Spark(Widget):
         return SparkBars(self._values, self.size.width, Style.parse(colour) if colour else Style())
 
 
+CAPTION_WIDTH = 5
+MIN_BARS = 12
+"""Columns of bars kept before the lowest and highest values give way."""
+
+
 class RateSparkline(Horizontal):
     """`in  ▄▅▄▅▇█  4.50 Mb/s  min 4.10  max 4.90`: the numbers make the bars readable."""
 
     DEFAULT_CSS = """
     RateSparkline { height: 1; }
-    RateSparkline > .caption { width: 5; }
+    RateSparkline > .caption { width: 5; }  /* CAPTION_WIDTH */
     RateSparkline > Spark { width: 1fr; min-width: 3; }
     RateSparkline > .numbers { width: auto; padding-left: 1; }
     """
@@ -82,23 +88,40 @@ class RateSparkline(Horizontal):
         super().__init__(**options)
         self._caption = caption
         self._colour_variable = colour_variable
-        self._numbers = fmt.NA
-        self._numbers_width = len(fmt.NA)
+        self._numbers = units.NA
+        self._numbers_width = len(units.NA)
+        self._values: tuple[float | None, ...] = ()
+        self._short = False
 
     def compose(self) -> ComposeResult:
         yield Label(self._caption, classes="caption")
         yield Spark(self._colour_variable)
-        yield Label(fmt.NA, classes="numbers")
+        yield Label(units.NA, classes="numbers")
 
     def show(self, values: Sequence[float | None]) -> None:
         """Oldest first; None where there is no rate. The numbers say n/a until there is one."""
         self.query_one(Spark).show(values)
+        self._values = tuple(values)
+        self._write_numbers()
+
+    def on_resize(self) -> None:
+        self._write_numbers()
+
+    def _write_numbers(self) -> None:
+        """Current, lowest and highest when the row has room for them beside a readable sparkline; else
+        the current value alone."""
+        values = self._values
         known = [v for v in values if v is not None]
-        text = spark_numbers(values[-1], min(known), max(known)) if known else fmt.NA
+        text = spark_numbers(values[-1], min(known), max(known)) if known else units.NA
+        room = self.size.width - CAPTION_WIDTH - MIN_BARS - 1
+        short = bool(known) and self.size.width > 0 and len(text) > room
+        if short:
+            text = units.rate(values[-1])
         if text != self._numbers:
-            # The numbers take the width they need, and keep the widest they have needed: the screen
-            # is laid out again when they grow, not each time a digit comes or goes.
-            grows = len(text) > self._numbers_width
-            self._numbers_width = max(self._numbers_width, len(text))
-            self.query_one(".numbers", Label).update(text.ljust(self._numbers_width), layout=grows)
+            # The numbers take the width they need, and keep the widest they have needed in this form: the
+            # screen is laid out again when they grow or change form, not each time a digit comes or goes.
+            relayout = short != self._short or len(text) > self._numbers_width
+            self._numbers_width = len(text) if short != self._short else max(self._numbers_width, len(text))
+            self._short = short
+            self.query_one(".numbers", Label).update(text.ljust(self._numbers_width), layout=relayout)
             self._numbers = text

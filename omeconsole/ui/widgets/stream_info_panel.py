@@ -1,4 +1,8 @@
-"""A stream's source and tracks (codec, resolution, frame rate, bit rate, keyframe interval)."""
+"""A stream's source and tracks (codec, resolution, frame rate, bit rate, keyframe interval).
+
+Everything here came from the server: each cell is a `Text` built through `text.visible`, so a codec
+or a source URL can neither carry markup nor reach the terminal as control characters.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +12,32 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from omeconsole.core import units
+from omeconsole.core.text import visible
 from omeconsole.model.readings import StreamInfo, TrackInfo
-from omeconsole.ui import format as fmt
+
+FIELD_LIMIT = 200
+"""Characters of one server string shown (a longer one ends with …)."""
 
 
 def track_cells(track: TrackInfo) -> tuple[str, str, str, str, str, str]:
     """type, codec, resolution, frame rate, bit rate, keyframe interval in frames ("n/a" where not reported)."""
-    resolution = f"{track.width}x{track.height}" if track.width and track.height else fmt.NA
-    framerate = f"{track.framerate:g}" if track.framerate else fmt.NA
-    keyframes = f"{track.keyframe_interval:g} frames" if track.keyframe_interval else fmt.NA
-    codec = track.codec or fmt.NA
+    resolution = f"{track.width}x{track.height}" if track.width and track.height else units.NA
+    framerate = f"{track.framerate:g}" if track.framerate else units.NA
+    keyframes = f"{track.keyframe_interval:g} frames" if track.keyframe_interval else units.NA
+    codec = visible(track.codec, FIELD_LIMIT) if track.codec else units.NA
     if track.samplerate:
         codec += f" {track.samplerate / 1000:g}kHz"
     if track.channels:
         codec += f" {track.channels}ch"
-    return (track.type.lower(), codec, resolution, framerate,
-            fmt.rate(track.bitrate) if track.bitrate else fmt.NA, keyframes)
+    return (visible(track.type.lower(), FIELD_LIMIT), codec, resolution, framerate,
+            units.rate(track.bitrate) if track.bitrate else units.NA, keyframes)
+
+
+def source_text(info: StreamInfo) -> Text:
+    source = visible(info.source_type, FIELD_LIMIT) if info.source_type else units.NA
+    url = visible(info.source_url, FIELD_LIMIT) if info.source_url else ""
+    return Text(f"source {source}  {url}".rstrip(), justify="left", no_wrap=True, overflow="ellipsis")
 
 
 class StreamInfoPanel(Static):
@@ -38,13 +52,13 @@ class StreamInfoPanel(Static):
         self._shown = info
         muted = self.app.theme_variables.get("muted", "")
         if info is None:
-            self.update(Text(f"{fmt.NA} (no stream information yet)", style=muted))
+            self.update(Text(f"{units.NA} (no stream information yet)", style=muted))
             return
-        table = Table(box=None, padding=(0, 1), show_edge=False, expand=False,
-                      title=Text(f"source {info.source_type or fmt.NA}  {info.source_url or ''}".rstrip(),
-                                 justify="left"), title_justify="left")
+        table = Table(box=None, padding=(0, 1), collapse_padding=True, pad_edge=False, show_edge=False,
+                      expand=False, title=source_text(info),
+                      title_justify="left")
         for heading in ("track", "codec", "size", "fps", "bit rate", "keyframes"):
-            table.add_column(heading, no_wrap=True, header_style=muted)
+            table.add_column(heading, no_wrap=True, header_style=muted, overflow="ellipsis")
         for track in info.tracks:
-            table.add_row(*track_cells(track))
+            table.add_row(*(Text(cell) for cell in track_cells(track)))
         self.update(table)

@@ -29,7 +29,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual_plotext import PlotextPlot
 
-from omeconsole.ui import format as fmt
+from omeconsole.core import units
 from omeconsole.ui.widgets.chart_scale import (
     WINDOWS,
     downsample,
@@ -154,7 +154,7 @@ class ThroughputChart(Widget):
         clipped = [x for xs, ys in shown for x, y in zip(xs, ys, strict=True) if y > axis.top]
         if clipped and top.clipped_peak is not None:
             plt.scatter(clipped, [axis.top] * len(clipped), marker=CLIPPED_MARK, color=colour)
-            note = f"{CLIPPED_MARK} peak {fmt.rate(top.clipped_peak)} off scale"
+            note = f"{CLIPPED_MARK} peak {units.rate(top.clipped_peak)} off scale"
         plot_width = width - max(cell_len(label) for label in axis.labels) - 2
         plt.title(_title(series.label, window, note, plot_width))
         plt.ylim(0, axis.top)

@@ -1,0 +1,133 @@
+"""Every key of the console as a named action: one registry the bindings, the footer, `?` and ctrl+p read.
+
+Each action has an id (the `[keymap]` name), default keys, a description and a longer detail, the
+section of `?` it is listed under, and, for actions that act on the selected node, the levels it
+acts on. Widgets, screens and the app declare their keys as `bindings("pause", "refresh", ...)`,
+so nothing is described twice and `?` cannot drift from the keys (Harlequin's and Posting's way).
+
+The ad-ops keys are the ad-ops package's bindings (`adops_seam.ADOPS_BINDINGS`), adopted here with
+their section and the level they act on (a stream), so the footer shows `o i m a` on a stream only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from textual.binding import Binding, BindingType
+
+from omeconsole.model.paths import Level, NodePath
+from omeconsole.ui.adops_seam import ADOPS_BINDINGS
+from omeconsole.ui.keymap import HelpSection
+
+STREAM: frozenset[Level] = frozenset({"stream"})
+ANY_NODE: frozenset[Level] = frozenset({"vhost", "app", "stream"})
+
+
+@dataclass(frozen=True)
+class ConsoleAction:
+    id: str
+    keys: str
+    """Default keys, comma-separated, as Textual writes them ("down,j")."""
+    action: str
+    """The Textual action string the keys run ("chart_window(1)")."""
+    description: str
+    section: HelpSection
+    detail: str = ""
+    levels: frozenset[Level] | None = None
+    """The levels of selected node the action acts on; None: it does not depend on the selection."""
+    show: bool = True
+    """In the footer (while it applies)."""
+    key_display: str | None = None
+
+    def binding(self) -> Binding:
+        return Binding(self.keys, self.action, self.description, show=self.show, key_display=self.key_display,
+                       id=self.id, tooltip=self.detail)
+
+    def applies_to(self, selected: NodePath | None) -> bool:
+        return self.levels is None or (selected is not None and selected.level in self.levels)
+
+
+N, V, AD, APP = HelpSection.NAVIGATE, HelpSection.VIEW, HelpSection.AD_OPS, HelpSection.APP
+
+_OWN = (
+    # Navigate: the tree's keys, then the screens'.
+    ConsoleAction("cursor_down", "down,j", "cursor_down", "Down", N, show=False),
+    ConsoleAction("cursor_up", "up,k", "cursor_up", "Up", N, show=False),
+    ConsoleAction("collapse", "left,h", "collapse", "Collapse / parent", N,
+                  "Close the branch under the cursor, or go to its parent", show=False),
+    ConsoleAction("expand", "right,l", "expand", "Expand / child", N,
+                  "Open the branch under the cursor, or go to its first child", show=False),
+    ConsoleAction("toggle_branch", "space", "toggle_branch", "Open or close branch", N, show=False),
+    ConsoleAction("page_down", "pagedown", "page_down", "Page down", N, show=False),
+    ConsoleAction("page_up", "pageup", "page_up", "Page up", N, show=False),
+    ConsoleAction("cursor_first", "home,g", "first", "First", N, show=False),
+    ConsoleAction("cursor_last", "end,G", "last", "Last", N, show=False),
+    ConsoleAction("open", "enter", "open", "Open", N, "The node's own screen: detail and children"),
+    ConsoleAction("back", "escape", "back", "Back", N, "Return to the previous level"),
+    # View.
+    ConsoleAction("filter", "slash", "filter", "Filter", V, "Show only nodes whose name contains the text"),
+    ConsoleAction("clear_filter", "escape", "clear_filter", "Clear filter", V, show=False),
+    ConsoleAction("sort", "s", "cycle_sort", "Sort", V, "Sort by name, viewers or bit rate in turn"),
+    ConsoleAction("chart_window", "w", "chart_window(1)", "Window", V,
+                  "What the charts span: 1 min, 5 min, 15 min, 1 h in turn"),
+    ConsoleAction("chart_window_back", "W", "chart_window(-1)", "Shorter window", V,
+                  "The charts' window, the other way round", show=False),
+    ConsoleAction("pause", "p", "pause", "Pause", V, "Stop polling; the data's age keeps counting"),
+    ConsoleAction("refresh", "r", "refresh", "Refresh", V,
+                  "Poll what is on screen now (once, while paused); reconnect now while disconnected"),
+    ConsoleAction("interval_longer", "plus", "interval_longer", "Slower", V, "Longer refresh interval",
+                  show=False),
+    ConsoleAction("interval_shorter", "minus", "interval_shorter", "Faster", V, "Shorter refresh interval",
+                  show=False),
+    # App.
+    ConsoleAction("export", "e", "export", "Export", APP, "Write the node's history as CSV and JSON",
+                  levels=ANY_NODE),
+    ConsoleAction("alerts", "A", "alerts", "Alerts", APP, "The alerts of the [[alerts]] rules, firing and resolved",
+                  show=False),
+    ConsoleAction("help", "question_mark", "help", "Help", APP, "Every key, from the bindings", key_display="?"),
+    ConsoleAction("quit", "q", "quit", "Quit", APP, "Leave the console"),
+    ConsoleAction("close_help", "escape,question_mark,q", "dismiss", "Close help", APP),
+    ConsoleAction("cancel_prompt", "escape", "cancel", "Cancel", APP),
+    ConsoleAction("close_export", "escape,enter", "close", "Close", APP),
+    ConsoleAction("close_alerts", "escape,A", "dismiss", "Close alerts", APP),
+)
+
+_ADOPS_LEVELS: Mapping[str, frozenset[Level] | None] = {
+    "cue_out": STREAM, "cue_in": STREAM, "id3": STREAM, "ad_break": STREAM, "ad_events": None,
+}
+
+
+def _adopted(binding: Binding) -> ConsoleAction:
+    assert binding.id is not None
+    return ConsoleAction(binding.id, binding.key, binding.action, binding.description, AD, binding.tooltip,
+                         levels=_ADOPS_LEVELS.get(binding.id), show=binding.id != "ad_events")
+
+
+ACTIONS: Mapping[str, ConsoleAction] = {a.id: a for a in (*_OWN, *(_adopted(b) for b in ADOPS_BINDINGS))}
+"""Every action of the console by id."""
+
+SELECTION_ACTIONS: Mapping[str, ConsoleAction] = {a.action: a for a in ACTIONS.values() if a.levels is not None}
+"""The actions that act on the selected node, by the Textual action name a binding runs."""
+
+
+def bindings(*ids: str) -> list[BindingType]:
+    """The bindings of these actions, for a BINDINGS list."""
+    return [ACTIONS[ident].binding() for ident in ids]
+
+
+def applies(action: str, selected: NodePath | None) -> bool:
+    """Whether the Textual action `action` can run with `selected` (True for those not tied to a selection)."""
+    found = SELECTION_ACTIONS.get(action)
+    return found is None or found.applies_to(selected)
+
+
+_DIALOG_IDS = ("reload_ad_events", "close_ad_break", "close_ad_events", "close_ad_event", "send_id3",
+               "add_id3_frame", "cancel_cue_out", "cancel_id3", "confirm_send", "refuse_send")
+"""Keys of the ad-ops screens and dialogs (declared there), listed under "ad ops" in `?`."""
+
+HELP_SECTIONS: Mapping[str, HelpSection] = {
+    **{ident: AD for ident in _DIALOG_IDS}, **{ident: a.section for ident, a in ACTIONS.items()},
+    "command_palette": APP,
+}
+"""The section of `?` each binding id is listed under; an id missing here goes to OTHER."""

@@ -1,0 +1,70 @@
+"""What a node's row and header say besides its readings: its ad break and its alerts.
+
+Rows get short marks (`AD 0:24`, `ADx2` on an application with two streams in a break, `⚑ 1`);
+a header gets a line in words (`on air: news AD 0:24 · sports AD soon`, the firing alerts' details).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from weakref import WeakKeyDictionary
+
+from rich.text import Text
+
+from omeconsole.core.alerts.evaluator import AlertEvaluator
+from omeconsole.core.alerts.state import Alert
+from omeconsole.model.paths import NodePath
+from omeconsole.ui.badges import Marks, name_text
+from omeconsole.ui.live import LiveSession
+
+_firing: WeakKeyDictionary[AlertEvaluator, tuple[int, dict[NodePath, list[Alert]]]] = WeakKeyDictionary()
+
+
+def firing_at(alerts: AlertEvaluator, path: NodePath) -> list[Alert]:
+    """The alerts firing on `path` (worked out once per evaluation pass, not once per row)."""
+    cached = _firing.get(alerts)
+    if cached is None or cached[0] != alerts.passes:
+        cached = _firing[alerts] = (alerts.passes, alerts.firing_paths())
+    return cached[1].get(path, [])
+
+
+def node_marks(live: LiveSession, path: NodePath) -> Marks:
+    marks: list[str] = []
+    if path.level == "stream":
+        badge = live.ad_board.badge(path)
+        if badge is not None:
+            marks.append(badge.text)
+    else:
+        on_air = len(live.ad_board.active(path))
+        if on_air:
+            marks.append(f"ADx{on_air}")
+    if live.alerts is not None and (firing := firing_at(live.alerts, path)):
+        marks.append(f"⚑ {len(firing)}")
+    return tuple(marks)
+
+
+def node_notes(live: LiveSession, path: NodePath, colours: Mapping[str, str]) -> Text | None:
+    """A line for the node's header, or None when there is nothing to add."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    accent, warn = colours.get("rate-out", ""), colours.get("state-stale", "")
+    if path.level == "stream":
+        badge = live.ad_board.badge(path)
+        if badge is not None:
+            text.append(f" {badge.text} ", style=f"reverse bold {accent}")
+            text.append("  a: the ad-break screen", style=colours.get("muted", ""))
+    else:
+        active = live.ad_board.active(path)
+        if active:
+            text.append("ad breaks: ", style="bold")
+            for index, (stream, badge) in enumerate(active):
+                if index:
+                    text.append(" · ")
+                text.append_text(name_text(stream.name, colours, style=""))
+                text.append(f" {badge.text}", style=f"bold {accent}")
+    if live.alerts is not None:
+        for alert in firing_at(live.alerts, path):
+            if text:
+                text.append("  ")
+            text.append(f"⚑ {alert.key.rule}: ", style=f"bold {warn}")
+            text.append_text(name_text(alert.detail, colours, style=warn))
+    return text or None

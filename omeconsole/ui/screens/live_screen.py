@@ -1,0 +1,245 @@
+"""What every screen showing a session's data has in common: it redraws itself, and it owns the keys
+that act on what it shows.
+
+A live screen is built with a `LiveSession`. While mounted it listens to the engine (through its
+`EngineFeed`) and to the clock tick; a report becomes one `EngineChanged` message to this screen,
+and the screen redraws from what it takes out of the feed, at most once per `Pace.redraw_gap` once
+its first readings are on screen. A screen hidden behind another full screen does not draw; it
+catches up when it is shown again (`on_screen_resume`). Behind a dialog it keeps drawing.
+
+Its keys: pause, refresh, interval, chart window, export and the ad-ops keys, acting on the node
+the screen has selected (`selected_path`); a key that does not apply to that node (a cue-out on an
+application) is hidden from the footer and does nothing. What a key did is said in the status line.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import abstractmethod
+
+from textual import on
+from textual.screen import Screen
+from textual.timer import Timer
+
+from omeconsole.core.export import write_history
+from omeconsole.core.polling.engine import Refresh
+from omeconsole.model.paths import NodePath
+from omeconsole.ui import adops_seam
+from omeconsole.ui.actions import applies, bindings
+from omeconsole.ui.live import EVERYTHING, NOTHING, Changes, EngineFeed, LiveSession, Unsubscribe
+from omeconsole.ui.messages import ClockTick, EngineChanged
+from omeconsole.ui.status import status_line
+from omeconsole.ui.widgets.chart_scale import WINDOWS, window_label
+from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+
+INTERVAL_STEPS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+REFRESH_WORDS = {
+    Refresh.POLLING: "polling what is on screen now",
+    Refresh.ONCE_WHILE_PAUSED: "paused: polling once now, then paused again",
+    Refresh.RECONNECTING: "not connected: trying the server now",
+}
+
+
+def next_interval(current: float, direction: int) -> float:
+    """The next step of `INTERVAL_STEPS` above (direction > 0) or below `current`, else `current`."""
+    if direction > 0:
+        return next((s for s in INTERVAL_STEPS if s > current + 1e-9), current)
+    return next((s for s in reversed(INTERVAL_STEPS) if s < current - 1e-9), current)
+
+
+class LiveScreen(Screen[None]):
+    # The footer shows them in this order: what acts on the selected stream first.
+    BINDINGS = bindings("cue_out", "cue_in", "id3", "ad_break", "pause", "refresh", "chart_window", "export",
+                        "ad_events", "alerts", "interval_longer", "interval_shorter", "chart_window_back")
+
+    def __init__(self, live: LiveSession) -> None:
+        super().__init__()
+        self.live = live
+        self._feed = EngineFeed(live.engine, self)
+        self._stop: list[Unsubscribe] = []
+        self._redrawn_at = -math.inf
+        self._flush_timer: Timer | None = None
+        self._readings_shown = False
+
+    # What a screen says about itself --------------------------------------------------------------
+
+    @abstractmethod
+    def selected_path(self) -> NodePath | None:
+        """The node the keys act on (the tree's cursor, the node this screen is about)."""
+
+    @abstractmethod
+    def redraw(self, changes: Changes) -> None:
+        """Bring the screen's data up to date (the status line is drawn after this)."""
+
+    @abstractmethod
+    def declare_on_screen(self) -> None:
+        """Tell the engine what this screen shows: only that is polled."""
+
+    def showing_readings(self) -> bool:
+        """Whether the screen shows a reading yet (until then every report is drawn at once)."""
+        selected = self.selected_path()
+        return selected is not None and self.live.engine.node(selected).latest is not None
+
+    def status_options(self) -> dict[str, str]:
+        """Extra words for the status line (the dashboard's sort and filter)."""
+        return {}
+
+    # Life ---------------------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._feed.attach()
+        self._stop = [self.live.tick_into(self), self.live.ad_board.listen(self._ads_changed)]
+        self.declare_on_screen()
+        self._draw(EVERYTHING)
+
+    def on_unmount(self) -> None:
+        self._feed.detach()
+        for stop in self._stop:
+            stop()
+        self._stop = []
+
+    def on_screen_resume(self) -> None:
+        self.declare_on_screen()
+        self._draw(self._feed.take() | EVERYTHING)
+        self.refresh_bindings()
+
+    def _ads_changed(self, _path: NodePath) -> None:
+        self.post_message(ClockTick())  # a send or a sighting: draw the badges now, not at the next tick
+
+    @property
+    def in_view(self) -> bool:
+        """In front, or behind dialogs only (a full screen pushed over this one hides it)."""
+        stack = self.app.screen_stack
+        return self in stack and all(screen.is_modal for screen in stack[stack.index(self) + 1:])
+
+    @on(EngineChanged)
+    def _engine_changed(self) -> None:
+        if not self.in_view:
+            return  # drawn when shown again; the feed keeps what arrived
+        waited = self.live.clock.monotonic() - self._redrawn_at
+        if not self._readings_shown or waited >= self.live.pace.redraw_gap:
+            self._flush()
+        elif self._flush_timer is None:
+            self._flush_timer = self.set_timer(self.live.pace.redraw_gap, self._flush)
+
+    def _flush(self) -> None:
+        if self._flush_timer is not None:  # flushed before its timer: it would redraw again for nothing
+            self._flush_timer.stop()
+            self._flush_timer = None
+        self._draw(self._feed.take())
+
+    @on(ClockTick)
+    def _tick(self) -> None:
+        if self.in_view and self.live.clock.monotonic() - self._redrawn_at >= self.live.pace.tick_redraw_after:
+            self._draw(NOTHING)  # ages, countdowns, nodes turned stale
+
+    def _draw(self, changes: Changes) -> None:
+        if not self.is_mounted or not self.app.is_running:
+            return  # shutting down: the widgets may be gone while reports still arrive
+        self._redrawn_at = self.live.clock.monotonic()
+        self.redraw(changes)
+        self.refresh_status()
+        self._readings_shown = self._readings_shown or self.showing_readings()
+
+    def refresh_status(self) -> None:
+        self.query_one(Banner).show(self.live.engine.connection, self.live.clock.monotonic())
+        self.query_one(StatusBar).show(status_line(self.live, self.selected_path(), **self.status_options()))
+
+    def say(self, words: str) -> None:
+        """What a key did, in the status line for a few seconds (and at once)."""
+        self.live.notes.say(words, self.live.clock.monotonic())
+        self.refresh_status()
+
+    def selection_changed(self) -> None:
+        """The footer follows the selection (a stream shows o i m a)."""
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return applies(action, self.selected_path())
+
+    # Polling keys -------------------------------------------------------------------------------------
+
+    def action_pause(self) -> None:
+        engine = self.live.engine
+        engine.paused = not engine.paused
+        self.say("paused: nothing is polled, ages keep counting (r polls once)" if engine.paused
+                 else "polling again")
+
+    def action_refresh(self) -> None:
+        self.say(REFRESH_WORDS[self.live.engine.refresh_now()])
+
+    def action_interval_longer(self) -> None:
+        self._step_interval(+1)
+
+    def action_interval_shorter(self) -> None:
+        self._step_interval(-1)
+
+    def _step_interval(self, direction: int) -> None:
+        engine = self.live.engine
+        engine.interval = next_interval(engine.interval, direction)
+        self.say(f"refresh every {engine.interval:g} s, from now")
+
+    def action_chart_window(self, step: int) -> None:
+        options = self.live.options
+        options.chart_window = WINDOWS[(WINDOWS.index(options.chart_window) + step) % len(WINDOWS)]
+        self._draw(NOTHING)
+        self.say(f"charts show the last {window_label(options.chart_window)}")
+
+    # Node keys ------------------------------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        path = self.selected_path()
+        if path is None:
+            return
+        view = self.live.engine.node(path)
+        if not view.history:
+            self.notify(f"no history for {path} yet", severity="warning", markup=False)
+            return
+        clock = self.live.clock
+        try:
+            written = write_history(view, self.live.export_dir, clock.wall(), clock.monotonic())
+        except (OSError, ValueError) as error:
+            self.notify(f"export failed: {getattr(error, 'strerror', None) or error}", severity="error",
+                        markup=False)
+            return
+        from omeconsole.ui.screens.prompts import ExportDone  # not needed until the first export
+
+        self.app.push_screen(ExportDone(str(path), written))
+
+    def action_cue_out(self) -> None:
+        self._ad_flow(adops_seam.cue_out_flow)
+
+    def action_cue_in(self) -> None:
+        self._ad_flow(adops_seam.cue_in_flow)
+
+    def action_id3(self) -> None:
+        self._ad_flow(adops_seam.id3_flow)
+
+    def _ad_flow(self, flow: adops_seam.Flow) -> None:
+        path = self.selected_path()
+        if path is None or path.level != "stream":
+            return
+        controller = self.live.ad_board.controller(path)
+
+        async def run() -> None:
+            outcome = await flow(self.app, controller, self.live.settings)
+            if outcome is not None and outcome.action == "cue-out" and outcome.status == "accepted":
+                self.app.push_screen(adops_seam.ad_break_screen(controller, self.live))
+
+        self.run_worker(run(), group=adops_seam.SEND_GROUP, exit_on_error=False)
+
+    def action_ad_break(self) -> None:
+        path = self.selected_path()
+        if path is not None and path.level == "stream":
+            self.app.push_screen(adops_seam.ad_break_screen(self.live.ad_board.controller(path), self.live))
+
+    def action_ad_events(self) -> None:
+        self.app.push_screen(adops_seam.events_screen(self.live))
+
+    def action_alerts(self) -> None:
+        if self.live.alerts is None:
+            self.say("no [[alerts]] rules in the config file")
+            return
+        from omeconsole.ui.screens.alerts import AlertsScreen  # rarely opened
+
+        self.app.push_screen(AlertsScreen(self.live))
