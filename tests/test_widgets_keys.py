@@ -1,114 +1,74 @@
-"""Keys an operator can find: `?` grouped and generated from the bindings, a footer that follows the selection."""
+"""Keys an operator can find: `?` grouped and generated from the bindings, a footer that follows the selection,
+a palette that lists the actions in force by name."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from textual import on
-from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.app import App
 from textual.geometry import Region
-from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual_plotext import PlotextPlot
 from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, threaded_sim
 
-from omeconsole.model.nodes import AppStreams, NodeState, NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops.break_screen import AdBreakScreen
+from omeconsole.ui.actions import ACTIONS, HELP_SECTIONS
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog
 from omeconsole.ui.adops.events_screen import AdEventDetail, AdEventsScreen
+from omeconsole.ui.adops_seam import StreamAdBreakScreen
 from omeconsole.ui.app import ConsoleApp
-from omeconsole.ui.keymap import HELP_SECTIONS, SelectionActions, binding_ids
+from omeconsole.ui.keymap import binding_ids
 from omeconsole.ui.screens.dashboard import DashboardScreen
-from omeconsole.ui.screens.help import HelpScreen, help_entries
+from omeconsole.ui.screens.help import HelpScreen
+from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
 from omeconsole.ui.widgets.node_tree import NodeTree
 
 __all__ = ["console_clock", "quiet_ui", "threaded_sim"]
 
-LISTING = {"default": {"app": AppStreams(("news", "sports"))}}
-
-
-def unknown(path: NodePath) -> NodeView:
-    return NodeView(path=path, state=NodeState.UNKNOWN)
-
-
-class TreeScreen(Screen[None]):
-    BINDINGS = [Binding("slash", "filter", "Filter", id="filter", tooltip="Show only matching nodes")]
-
-    def compose(self) -> ComposeResult:
-        yield NodeTree(id="tree")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.query_one(NodeTree).show(LISTING, unknown, 0.0)
-        self.query_one(NodeTree).focus()
-
-    def action_filter(self) -> None:
-        pass
-
-
-class KeysHost(SelectionActions, App[None]):
-    """The console's shape in small: app-level actions on the selected stream, a tree screen."""
-
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="quit"),
-        Binding("question_mark", "help", "Help", id="help"),
-        Binding("o", "cue_out", "Cue-out", id="cue_out", tooltip="Start an ad break on the selected stream"),
-        Binding("e", "export", "Export", id="export"),
-    ]
-
-    def __init__(self, keymap: dict[str, str] | None = None) -> None:
-        super().__init__()
-        self.cue_outs: list[NodePath | None] = []
-        self.keymap = keymap or {}
-
-    def on_mount(self) -> None:
-        self.set_keymap(self.keymap)
-        self.push_screen(TreeScreen())
-
-    def selected_node(self) -> NodePath | None:
-        return self.screen.query_one(NodeTree).cursor_path if isinstance(self.screen, TreeScreen) else None
-
-    @on(NodeTree.Highlighted)
-    def _moved(self) -> None:
-        self.selection_changed()
-
-    def action_cue_out(self) -> None:
-        self.cue_outs.append(self.selected_node())
-
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen(help_entries(self.screen, self.keymap)))
+NEWS = NodePath("default", "app", "news")
 
 
 def footer_keys(app: App[Any]) -> set[str]:
-    """What the footer shows: the active bindings meant to be shown (Footer draws exactly these)."""
-    return {active.binding.description for active in app.screen.active_bindings.values() if active.binding.show}
+    """What the footer shows: the active bindings meant to be shown that their owner lets run (Footer draws
+    exactly these)."""
+    shown = set()
+    for key, active in app.screen.active_bindings.items():
+        if active.binding.show and active.enabled:
+            shown.add(f"{key} {active.binding.description}")
+    return shown
 
 
-async def test_the_footer_shows_stream_actions_only_on_a_stream() -> None:
-    app = KeysHost()
-    async with app.run_test(size=(100, 12)) as pilot:
+async def test_the_footer_shows_stream_actions_only_on_a_stream(quiet_ui: None, threaded_sim: ThreadedSimulator,
+                                                                console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(1)
+        assert app.screen.query_one(NodeTree).cursor_path == NodePath("default")
+        keys = footer_keys(app)
+        assert "e Export" in keys and not any(k.startswith(("o ", "i ", "m ", "a ")) for k in keys)
+        await pilot.press("o")  # on a host: nothing opens, nothing is sent
+        assert isinstance(app.screen, DashboardScreen)
+        await pilot.press("j", "j", "j")  # default/app/news (backup comes first)
         await pilot.pause()
-        assert "Cue-out" not in footer_keys(app) and "Export" in footer_keys(app)
-        await pilot.press("o")  # on a host: nothing is sent
-        assert app.cue_outs == []
-        await pilot.press("j", "j")  # default/app/news
-        await pilot.pause()
-        assert "Cue-out" in footer_keys(app)
+        assert app.screen.query_one(NodeTree).cursor_path == NEWS
+        assert {"o Cue-out", "i Cue-in", "m ID3", "a Ad break"} <= footer_keys(app)
         await pilot.press("o")
-        assert app.cue_outs == [NodePath("default", "app", "news")]
-        await pilot.press("k")
+        assert isinstance(app.screen, CueOutDialog), "o on a stream opens the cue-out dialog"
+        await pilot.press("escape")
+        await pilot.press("k", "k", "k")
         await pilot.pause()
-        assert "Cue-out" not in footer_keys(app)
+        assert not any(k.startswith("o ") for k in footer_keys(app))
 
 
-async def test_help_is_grouped_lists_enter_and_leaves_widget_internals_out() -> None:
-    app = KeysHost(keymap={"cursor_down": "n"})
-    async with app.run_test(size=(110, 50)) as pilot:
+async def test_help_is_grouped_lists_enter_and_leaves_widget_internals_out(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, keymap={"cursor_down": "n"})
+    async with app.run_test(size=(110, 60)) as pilot:
+        await Driver(pilot, console_clock, threaded_sim).warm_up(1)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         plain = _plain(app)
@@ -130,10 +90,21 @@ def _plain(app: App[Any]) -> str:
     return "\n".join(strip.text.strip() for strip in static.render_lines(static.region.reset_offset))
 
 
-def test_every_console_binding_is_in_a_help_section() -> None:
-    owners = [ConsoleApp, DashboardScreen, NodeScreen, NodeTree, HelpScreen, TokenPrompt, ConnectPrompt, ExportDone,
-              AdBreakScreen, CueOutDialog, Id3Dialog, ConfirmSend, AdEventsScreen, AdEventDetail]
+def test_every_console_binding_is_registered_and_in_a_help_section() -> None:
+    owners = [ConsoleApp, LiveScreen, DashboardScreen, NodeScreen, NodeTree, HelpScreen, TokenPrompt, ConnectPrompt,
+              ExportDone, StreamAdBreakScreen, CueOutDialog, Id3Dialog, ConfirmSend, AdEventsScreen, AdEventDetail]
     assert binding_ids(owners) - set(HELP_SECTIONS) == set()
+    assert all(action.description for action in ACTIONS.values()), "every action says what it does"
+
+
+async def test_the_palette_runs_the_actions_in_force_by_name(quiet_ui: None, threaded_sim: ThreadedSimulator,
+                                                             console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(NEWS))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await Driver(pilot, console_clock, threaded_sim).warm_up(2)
+        await pilot.press("ctrl+p", *"pause (pause)", "enter")
+        await pilot.pause()
+        assert app.session.engine.paused, "the palette ran the screen's pause action"
 
 
 async def test_w_and_shift_w_choose_the_charts_window(quiet_ui: None, threaded_sim: ThreadedSimulator,

@@ -20,7 +20,9 @@ from typing import Any, Self, TypeVar
 
 import pytest
 from pydantic import SecretStr
+from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Input
 
 from omeconsole.core.clock import FakeClock
@@ -120,6 +122,30 @@ def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | No
                       connector(clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl"), clock,
                       select=NodePath.parse(select) if select else None,
                       theme_dirs=[BUILTIN_THEME_DIR], export_dir=tmp_path / "exports")
+
+
+def shown(widget: Widget) -> str:
+    """The text a widget shows on screen right now (borders included)."""
+    region = Region(0, 0, widget.outer_size.width, widget.outer_size.height)
+    return "\n".join(strip.text for strip in widget.render_lines(region))
+
+
+def status_of(app: ConsoleApp) -> str:
+    """The status line of the screen in front."""
+    from omeconsole.ui.widgets.status_bar import StatusBar
+
+    return shown(app.screen.query_one(StatusBar))
+
+
+def tree_row(app: ConsoleApp, path: NodePath) -> str:
+    """The dashboard tree's row of `path` as drawn (it must be scrolled into view)."""
+    from omeconsole.ui.widgets.node_tree import NodeTree
+
+    tree = app.screen.query_one(NodeTree)
+    line = tree.paths().index(path) - int(tree.scroll_y)
+    lines = shown(tree).splitlines()
+    assert 0 <= line < len(lines), f"{path} is not on screen"
+    return lines[line]
 
 
 ParkingClock = FakeClock

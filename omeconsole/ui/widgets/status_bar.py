@@ -143,8 +143,8 @@ def status_parts(line: StatusLine, colours: Mapping[str, str]) -> list[_Part]:
     if connection.server is not None:
         server = connection.server
         parts.append(_Part(Text(visible(f"{server.edition} {server.version} ({server.stats_api})"), style=muted), 6))
-    if line.sort:
-        parts.append(_Part(Text(f"sort: {line.sort}", style=muted), 8))
+    if line.sort:  # the usual order only matters a little; another one changes what the tree shows
+        parts.append(_Part(Text(f"sort: {line.sort}", style=muted), 8 if line.sort == "name" else 3))
     if line.selected:
         parts.append(_Part(Text(visible(line.selected), style="bold"), 9))
     return parts
