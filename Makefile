@@ -36,7 +36,7 @@ test-browser: $(STAMP)
 	$(BIN)/python tests/js/browser/browser_check.py
 
 bench: $(STAMP)
-	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tui.py; do \
+	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tree.py bench/bench_chart.py bench/bench_tui.py; do \
 		$(BIN)/python $$script || exit 1; done
 
 clean:

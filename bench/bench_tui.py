@@ -141,11 +141,10 @@ def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Lau
         launch = Launch(program, plan.group, round(first, 2), float("nan"))
         for window in plan.windows:
             time.sleep(max(0.0, first_at + window.after_first - time.monotonic()))
+            _alive(program, pid, session)
             cpu_before, wall_before = _cpu_seconds(pid), time.monotonic()
             time.sleep(window.seconds)
-            if not Path(f"/proc/{pid}").exists():
-                raise RuntimeError(f"{program} exited during the run; its last screen:\n"
-                                   f"{_tmux('capture-pane', '-p', '-t', session)}")
+            _alive(program, pid, session)
             launch.cpu[window.name] = (_cpu_seconds(pid) - cpu_before) / (time.monotonic() - wall_before)
         launch.peak_rss_mb = round(_peak_rss_mb(pid), 1)
         return launch
@@ -154,6 +153,12 @@ def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Lau
 
 
 Program = Callable[[Plan], Launch]
+
+
+def _alive(program: str, pid: int, session: str) -> None:
+    if not Path(f"/proc/{pid}").exists():
+        raise RuntimeError(f"{program} exited during the run; its last screen:\n"
+                           f"{_tmux('capture-pane', '-p', '-S', '-60', '-t', session)}")
 
 
 def console(source: Path | None = None) -> Program:

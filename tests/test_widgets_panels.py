@@ -1,4 +1,4 @@
-"""The connection panels: bars as wide as the panel, a height that holds still while the node is the same."""
+"""The connection panels: bars as wide as the panel, a height that holds still when a count flaps."""
 
 from __future__ import annotations
 
@@ -36,8 +36,11 @@ async def test_a_flapping_count_does_not_move_the_screen_and_another_node_starts
         assert "llhls" in drawn[1] and drawn[1].rstrip("│ ").endswith("9")
         panel.show({"llhls": 9, "hlsv3": 4, "webrtc": 0})  # webrtc drops to 0: one bar fewer
         await pilot.pause()
-        assert panel.outer_size.height == 6, "the panel keeps its height while it shows the same node"
+        assert panel.outer_size.height == 6, "one line fewer: the panel (and all below it) holds still"
         assert not any("webrtc █" in line for line in lines(panel))
+        panel.show({"llhls": 9})  # two bars fewer: the room is given back
+        await pilot.pause()
+        assert panel.outer_size.height == 2 + 2
         panel.show({"llhls": 2}, fresh=True)  # another node
         await pilot.pause()
         assert panel.outer_size.height == 2 + 2

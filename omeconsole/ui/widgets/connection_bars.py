@@ -1,8 +1,8 @@
 """Connections per protocol as bars with their numbers: inbound (providers) or outbound (publishers).
 
 Protocols with connections get a bar each; the idle ones are named on one muted line, so the panel
-stays short and a missing bar still visibly means zero. The panel keeps its height while it shows
-the same node, so a count flapping between 0 and 1 does not move the screen. When the server does
+stays short and a missing bar still visibly means zero. The panel does not shrink by one line, so a
+count flapping between 0 and 1 does not move the screen once a second. When the server does
 not report a direction at all (v1 has no inbound counters) the panel says n/a instead of zeros.
 """
 
@@ -53,7 +53,7 @@ class ConnectionBars(Static):
         self._draw()
 
     def _draw(self) -> None:
-        """Draw; the panel grows to the lines it needs and does not shrink while it shows the same node.
+        """Draw; the panel grows to the lines it needs at once, and shrinks only by two lines or more.
 
         A protocol whose count flaps between 0 and 1 would otherwise move every panel below it up and
         down once a second, and lay the whole screen out each time. The panel sets its height itself:
@@ -66,7 +66,7 @@ class ConnectionBars(Static):
         if not width:
             return
         lines = len(text.wrap(self.app.console, width))
-        if lines > self._lines:
+        if lines > self._lines or lines < self._lines - 1:
             self._lines = lines
             self.styles.height = lines + self.styles.gutter.height
 
