@@ -64,3 +64,4 @@ def outbound(record: dict[str, Any]) -> dict[str, int]:
     """Outbound connections per protocol of a v2 (`publishers.connections`) or v1 (`connections`) record."""
     counts = record["publishers"]["connections"] if "publishers" in record else record["connections"]
     return {name: int(count) for name, count in counts.items()}
+
