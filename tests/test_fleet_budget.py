@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from omeconsole.api.client import DETECTION_REQUESTS
 from omeconsole.core.clock import FakeClock
 from omeconsole.core.fleet.budget import FleetBudget
 
@@ -95,3 +96,19 @@ def test_alone_it_is_the_whole_bucket(clock: FakeClock) -> None:
     (used,) = run(budget, clock, [Sharer(math.inf)], 10)
     assert RATE * 10 <= used <= RATE * 10 + RATE
     assert budget.part(object()) is None
+
+
+def test_a_server_that_connects_late_gets_its_detection_batch_at_once(clock: FakeClock) -> None:
+    """Detection takes four requests at once; a newcomer among busy servers must not wait for them forever."""
+    budget = FleetBudget(clock, 20.0)
+    busy = [Sharer(math.inf), Sharer(math.inf)]
+    run(budget, clock, busy, 5)
+    newcomer = object()
+    waited = 0.0
+    while budget.allowance(newcomer) < DETECTION_REQUESTS:
+        clock.advance(STEP)
+        waited += STEP
+        for sharer in busy:
+            sharer.step(budget)
+        assert waited < 1.0, "the newcomer's part never held a detection's requests"
+    assert budget.take(DETECTION_REQUESTS, newcomer) == DETECTION_REQUESTS

@@ -7,6 +7,8 @@ part follows its demand, measured over the last WINDOW_S seconds:
 
 - an engine that used less than USED_UP of its part gets what it used plus HEADROOM (at least
   FLOOR_SHARE of the budget, so that it can start asking at once);
+- an engine that has taken nothing yet (it is still connecting: detection takes several requests at
+  once) counts as wanting more, and a part always holds at least those several requests;
 - the engines that used up their part (they would take more) share what is left evenly, each at least
   as much as an even split would give it (water-filling: nobody below its demand gets less than the
   level);
@@ -23,6 +25,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
+from omeconsole.api.client import DETECTION_REQUESTS
 from omeconsole.core.clock import Clock
 from omeconsole.core.polling.budget import ACTIVE_S, TokenBucket
 
@@ -44,8 +47,9 @@ class _Part:
     stamp: float
     tokens: float = 0.0
     rate: float | None = None
-    """Its part of the rate at the last division (None: not divided yet, so it wants all it can get)."""
+    """Its part of the rate at the last division (None: not divided yet)."""
     taken: deque[tuple[float, int]] = field(default_factory=deque)
+    ever_taken: bool = False
 
     def used(self, now: float) -> float:
         """Tokens per second taken over the last WINDOW_S."""
@@ -91,6 +95,7 @@ class FleetBudget(TokenBucket):
         part.tokens = max(0.0, part.tokens - granted)
         if granted:
             part.taken.append((self._clock.monotonic(), granted))
+            part.ever_taken = True
         return granted
 
     def _divide(self, active: list[_Part], now: float) -> None:
@@ -99,7 +104,7 @@ class FleetBudget(TokenBucket):
         demands: list[tuple[float, int, _Part]] = []
         for index, part in enumerate(active):
             used = part.used(now)
-            wants_more = part.rate is None or used >= USED_UP * part.rate
+            wants_more = part.rate is None or not part.ever_taken or used >= USED_UP * part.rate
             demands.append((math.inf if wants_more else max(floor, used * HEADROOM), index, part))
         demands.sort(key=lambda item: (item[0], item[1]))
         remaining = rate
@@ -119,8 +124,8 @@ class FleetBudget(TokenBucket):
         self._forget(now)
 
     def _part_capacity(self, part_rate: float) -> float:
-        """A part holds its share of the burst, and at least one request."""
-        return max(1.0, self._burst * part_rate / self.rate)
+        """A part holds its share of the burst, and at least what an engine takes at once to connect."""
+        return max(float(DETECTION_REQUESTS), self._burst * part_rate / self.rate)
 
     def _forget(self, now: float) -> None:
         if len(self._parts) > 64 or any(now - p.asked > FORGET_S for p in self._parts.values()):
