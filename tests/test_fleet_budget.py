@@ -71,6 +71,16 @@ def test_two_busy_servers_share_evenly_and_never_exceed_the_rate(clock: FakeCloc
     assert min(used) >= 0.45 * sum(used)
 
 
+def test_servers_quiet_for_long_then_busy_burst_at_most_what_the_budget_holds(clock: FakeClock) -> None:
+    budget = FleetBudget(clock, RATE)
+    first, second = Sharer(0.0), Sharer(0.0)
+    run(budget, clock, [first, second], 30)  # asking, taking nothing: every part and the bucket fill up
+    first.per_second = second.per_second = math.inf
+    used = run(budget, clock, [first, second], 10)
+    parts = 2 * max(DETECTION_REQUESTS, RATE / 2)
+    assert sum(used) <= RATE * 10 + RATE + parts
+
+
 def test_a_server_that_stops_asking_leaves_its_part_to_the_others(clock: FakeClock) -> None:
     budget = FleetBudget(clock, RATE)
     up, down = Sharer(math.inf), Sharer(math.inf)
@@ -112,3 +122,15 @@ def test_a_server_that_connects_late_gets_its_detection_batch_at_once(clock: Fak
             sharer.step(budget)
         assert waited < 1.0, "the newcomer's part never held a detection's requests"
     assert budget.take(DETECTION_REQUESTS, newcomer) == DETECTION_REQUESTS
+
+
+def test_ten_servers_connecting_together_all_detect_at_once(clock: FakeClock) -> None:
+    """`Fleet.connect`'s burst holds every server's detection; each newcomer's part starts with one."""
+    budget = FleetBudget(clock, 20.0, capacity=DETECTION_REQUESTS * 10)
+    servers = [object() for _ in range(10)]
+    granted = []
+    for server in servers:  # each engine's first wake-up, one after the other, at the same instant
+        if budget.allowance(server) >= DETECTION_REQUESTS:
+            granted.append(budget.take(DETECTION_REQUESTS, server))
+    assert granted == [DETECTION_REQUESTS] * 10
+    assert budget.allowance(object()) == 0  # and nothing more than the burst went out

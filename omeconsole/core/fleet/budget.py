@@ -8,15 +8,26 @@ part follows its demand, measured over the last WINDOW_S seconds:
 - an engine that used less than USED_UP of its part gets what it used plus HEADROOM (at least
   FLOOR_SHARE of the budget, so that it can start asking at once);
 - an engine that has taken nothing yet (it is still connecting: detection takes several requests at
-  once) counts as wanting more, and a part always holds at least those several requests;
+  once) counts as wanting more, and a part always holds at least those several requests; a newcomer's
+  part starts with them, taken from the shared bucket, so that servers connecting together detect at
+  once (`Fleet.connect` makes the burst large enough for every server's detection);
 - the engines that used up their part (they would take more) share what is left evenly, each at least
   as much as an even split would give it (water-filling: nobody below its demand gets less than the
   level);
 - what nobody wants is spread evenly, so the whole rate stays on offer.
 
 An engine that stops asking (its server is down: it only probes, outside any part) leaves the
-division after ACTIVE_S, and the others get its part. Over any stretch of time T the fleet still sends
-at most rate * T plus one burst: every part is taken out of the one bucket.
+division after ACTIVE_S, and the others get its part.
+
+Where the requests come from: while several engines ask, each takes from its own part only, and the
+parts' rates add up to the budget's; the shared bucket gives an engine asking alone its tokens, a
+newcomer its detection, and a server that is down its probes (one at a time, at most one per interval).
+So over a stretch of time T the fleet sends at most rate * T and what the parts hold (each at most its
+share of the burst, or one detection), plus, out of the shared bucket, its burst and what it refills
+while it is drawn on for those few. Gating every part on the shared bucket as well made the engines
+race for its tokens: an engine whose part had tokens found the bucket emptied by another and slept, and
+at 10 servers the first readings came up to 2 s late and a selected node's up to 2.7 s apart
+(BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -84,14 +95,15 @@ class FleetBudget(TokenBucket):
             part.stamp = now
             return self.available()
         self._divide(active, now)
-        return min(self.available(), int(part.tokens + 1e-9))
+        return int(part.tokens + 1e-9)
 
     def take(self, wanted: int, sharer: object | None = None) -> int:
         if sharer is None:
             return super().take(wanted)
         granted = max(0, min(wanted, self.allowance(sharer)))
-        super().take(granted)
         part = self._parts[id(sharer)]
+        if part.rate is None:  # asking alone: from the shared bucket
+            super().take(granted)
         part.tokens = max(0.0, part.tokens - granted)
         if granted:
             part.taken.append((self._clock.monotonic(), granted))
@@ -117,7 +129,9 @@ class FleetBudget(TokenBucket):
         spare = max(0.0, remaining) / len(given)
         for part, share in given:
             part_rate = share + spare
-            if part.rate is not None:
+            if part.rate is None:  # new, or was alone: a newcomer's detection at once, out of the shared bucket
+                part.tokens = 0.0 if part.ever_taken else float(super().take(DETECTION_REQUESTS))
+            else:
                 part.tokens = min(self._part_capacity(part_rate), part.tokens + (now - part.stamp) * part.rate)
             part.rate = part_rate
             part.stamp = now
