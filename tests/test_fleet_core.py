@@ -4,7 +4,9 @@ server has to poll, and the sums of a stream across an origin and its edges."""
 
 from __future__ import annotations
 
+import contextlib
 import random
+from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
 from fleet_support import SERVERS, fleet_settings, outbound, server_record, simulators
@@ -14,7 +16,7 @@ from omeconsole.core.fleet.fleet import Fleet
 from omeconsole.model.nodes import NodeState
 from omeconsole.model.paths import NodePath
 from simulator.http.fleet import start_fleet
-from simulator.http.server import start_simulator
+from simulator.http.server import RunningSimulator, start_simulator
 from simulator.world.clock import SystemClock as WorldClock
 
 STREAM = NodePath("default", "app", "stream")
@@ -26,69 +28,70 @@ async def cycles(fleet: Fleet, clock: FakeClock, count: int, step: float = 1.0) 
         await fleet.poll_cycle()
 
 
-async def test_three_servers_with_their_own_tokens_and_editions_are_one_fleet() -> None:
-    clock = FakeClock()
+@contextlib.asynccontextmanager
+async def three_servers(clock: FakeClock) -> AsyncIterator[tuple[list[RunningSimulator], Fleet]]:
+    """The standard three simulators (own tokens and editions) as one fleet watching STREAM."""
     async with simulators(clock) as sims:
         fleet = Fleet.connect(fleet_settings("lab", [(p, s) for (p, _, _), s in zip(SERVERS, sims, strict=True)]),
                               clock, rng=random.Random(3))
+        fleet.select(STREAM)
         try:
-            fleet.select(STREAM)
-            await cycles(fleet, clock, 4)
-            health = fleet.health()
-            assert [h.profile for h in health] == ["origin", "edge-1", "edge-2"]
-            assert all(h.reachable and h.errors_per_minute == 0 for h in health), health
-            assert [h.edition for h in health] == ["enterprise", "oss", "enterprise"]
-            assert health[1].version is not None and health[1].version.startswith("0.21")
-            assert health[0].version is not None and health[0].version.startswith("0.20")
-            assert [h.host for h in health] == [urlsplit(s.api_url).netloc for s in sims]
-            assert all(h.latency.samples >= 4 for h in health)  # detection and every read since, timed
-
-            view = fleet.view(STREAM)
-            assert view.present == ("origin", "edge-1", "edge-2") and view.complete
-            own = [outbound(await server_record(sim, str(STREAM))) for sim in sims]
-            for part, counts in zip(view.servers, own, strict=True):
-                assert part.viewers == sum(n for name, n in counts.items() if name != "ovt")
-                assert {k: v for k, v in part.by_protocol.items() if v} == {k: v for k, v in counts.items() if v}
-            assert view.viewers == sum(sum(n for name, n in c.items() if name != "ovt") for c in own) > 0
+            yield sims, fleet
         finally:
             await fleet.aclose()
+
+
+async def test_three_servers_with_their_own_tokens_and_editions_are_one_fleet() -> None:
+    clock = FakeClock()
+    async with three_servers(clock) as (sims, fleet):
+        await cycles(fleet, clock, 4)
+        health = fleet.health()
+        assert [h.profile for h in health] == ["origin", "edge-1", "edge-2"]
+        assert all(h.reachable and h.errors_per_minute == 0 for h in health), health
+        assert [h.edition for h in health] == ["enterprise", "oss", "enterprise"]
+        assert health[1].version is not None and health[1].version.startswith("0.21")
+        assert health[0].version is not None and health[0].version.startswith("0.20")
+        assert [h.host for h in health] == [urlsplit(s.api_url).netloc for s in sims]
+        assert all(h.latency.samples >= 4 for h in health)  # detection and every read since, timed
+
+        view = fleet.view(STREAM)
+        assert view.present == ("origin", "edge-1", "edge-2") and view.complete
+        own = [outbound(await server_record(sim, str(STREAM))) for sim in sims]
+        for part, counts in zip(view.servers, own, strict=True):
+            assert part.viewers == sum(n for name, n in counts.items() if name != "ovt")
+            assert {k: v for k, v in part.by_protocol.items() if v} == {k: v for k, v in counts.items() if v}
+        assert view.viewers == sum(sum(n for name, n in c.items() if name != "ovt") for c in own) > 0
 
 
 async def test_a_stopped_server_backs_off_alone_and_is_back_when_it_restarts() -> None:
     clock = FakeClock()
-    async with simulators(clock) as sims:
-        fleet = Fleet.connect(fleet_settings("lab", [(p, s) for (p, _, _), s in zip(SERVERS, sims, strict=True)]),
-                              clock, rng=random.Random(3))
-        try:
-            fleet.select(STREAM)
-            await cycles(fleet, clock, 3)
-            assert all(h.reachable for h in fleet.health())
-            down = sims[1]
-            api, publisher = urlsplit(down.api_url).port, urlsplit(down.publisher_url).port
-            await down.stop()
-            alive = [fleet.member("origin"), fleet.member("edge-2")]
-            for _ in range(8):
-                sent = [member.engine.requests_sent for member in alive]
-                await cycles(fleet, clock, 1)
-                for member, before in zip(alive, sent, strict=True):
-                    view = member.engine.node(STREAM)
-                    assert view.state is NodeState.LIVE and view.age(clock.monotonic()) == 0.0  # read this second
-                    assert member.engine.requests_sent > before
-            dead = fleet.member("edge-1").health()
-            assert dead.status == "unreachable" and dead.errors_per_minute >= 1 and dead.since_success_s == 8.0
-            assert fleet.view(STREAM).failed == ("edge-1",) and not fleet.view(STREAM).complete
+    async with three_servers(clock) as (sims, fleet):
+        await cycles(fleet, clock, 3)
+        assert all(h.reachable for h in fleet.health())
+        down = sims[1]
+        api, publisher = urlsplit(down.api_url).port, urlsplit(down.publisher_url).port
+        await down.stop()
+        alive = [fleet.member("origin"), fleet.member("edge-2")]
+        for _ in range(8):
+            sent = [member.engine.requests_sent for member in alive]
+            await cycles(fleet, clock, 1)
+            for member, before in zip(alive, sent, strict=True):
+                view = member.engine.node(STREAM)
+                assert view.state is NodeState.LIVE and view.age(clock.monotonic()) == 0.0  # read this second
+                assert member.engine.requests_sent > before
+        dead = fleet.member("edge-1").health()
+        assert dead.status == "unreachable" and dead.errors_per_minute >= 1 and dead.since_success_s == 8.0
+        assert fleet.view(STREAM).failed == ("edge-1",) and not fleet.view(STREAM).complete
 
-            _, token, edition = SERVERS[1]
-            assert api is not None and publisher is not None
-            sims[1] = await start_simulator("demo", api_port=api, publisher_port=publisher, access_token=token,
-                                            seed=8, edition=edition, clock=clock)
-            await cycles(fleet, clock, 3)  # the probe's back-off never exceeds one interval
-            back = fleet.member("edge-1")
-            assert back.health().reachable
-            assert back.engine.node(STREAM).age(clock.monotonic()) == 0.0
-            assert fleet.view(STREAM).complete
-        finally:
-            await fleet.aclose()
+        _, token, edition = SERVERS[1]
+        assert api is not None and publisher is not None
+        sims[1] = await start_simulator("demo", api_port=api, publisher_port=publisher, access_token=token,
+                                        seed=8, edition=edition, clock=clock)
+        await cycles(fleet, clock, 3)  # the probe's back-off never exceeds one interval
+        back = fleet.member("edge-1")
+        assert back.health().reachable
+        assert back.engine.node(STREAM).age(clock.monotonic()) == 0.0
+        assert fleet.view(STREAM).complete
 
 
 async def test_the_budget_goes_to_the_server_with_more_to_poll() -> None:

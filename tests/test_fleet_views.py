@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omeconsole.core.fleet.naming import UnknownServer, servers_of
+from omeconsole.core.fleet.naming import UnknownServer, bare_profile, servers_of
 from omeconsole.core.fleet.views import ServerReading, fleet_totals, fleet_view
 from omeconsole.core.history.target import Target
 from omeconsole.core.text import visible
@@ -115,3 +115,8 @@ def test_a_name_means_its_server_or_every_server() -> None:
     assert servers_of(Target.parse("default/app/s"), profiles) == profiles
     with pytest.raises(UnknownServer, match=r"'edge-9' is not a server of this fleet \(servers: origin, edge-1\)"):
         servers_of(Target.parse("edge-9:default/app/s"), profiles)
+
+
+def test_a_profile_alone_names_a_whole_server() -> None:
+    assert bare_profile("edge-1:") == "edge-1" and bare_profile(" edge-1 : ") == "edge-1"
+    assert bare_profile("edge-1:default") is None and bare_profile("a/b:") is None and bare_profile(":") is None

@@ -23,7 +23,7 @@ from omeconsole.cli.commands import UsageError, cmd_info, cmd_stats, listable, n
 from omeconsole.cli.output import complain, say
 from omeconsole.core.fleet.fleet import Fleet, FleetMember
 from omeconsole.core.fleet.health import ServerHealth
-from omeconsole.core.fleet.naming import UnknownServer, servers_of
+from omeconsole.core.fleet.naming import UnknownServer, bare_profile, servers_of
 from omeconsole.core.fleet.views import FleetView, ServerReading, fleet_view
 from omeconsole.core.history.target import Target
 from omeconsole.core.polling.rates import RateWindow
@@ -76,16 +76,16 @@ async def _ls(fleet: Fleet, args: argparse.Namespace) -> int:
         rows = fleet.health()
         say(ffmt.health_json(fleet.name, rows) if args.json else ffmt.health_table(fleet.name, rows))
         return _health_status(rows)
-    profile, colon, rest = args.path.partition(":")
-    if colon and not rest.strip() and "/" not in profile:  # `PROFILE:`: that server's virtual hosts
-        try:
-            servers, path = servers_of(Target(profile.strip(), NodePath(".")), fleet.profiles), None
-        except UnknownServer as error:
-            raise UsageError(str(error)) from None
-    else:
-        named = target(args.path, fleet)
-        servers, path = servers_of(named, fleet.profiles), listable(named.path)
-    members = [fleet.member(profile) for profile in servers]
+    whole = bare_profile(args.path)
+    try:
+        if whole is not None:  # that server's virtual hosts
+            members, path = [fleet.member(whole)], None
+        else:
+            named = target(args.path, fleet)
+            members = [fleet.member(name) for name in servers_of(named, fleet.profiles)]
+            path = listable(named.path)
+    except UnknownServer as error:
+        raise UsageError(str(error)) from None
     answers = await asyncio.gather(*(names_under(m.session.client, path) for m in members), return_exceptions=True)
     found: list[str] = []
     errors: list[OmeError | None] = []

@@ -21,11 +21,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from omeconsole import __version__
-from omeconsole.api.errors import OmeError
 from omeconsole.cli import alerts_cmd, exit_codes, exporter_cmd, history_cmd, record_cmd, sends, several
 from omeconsole.cli.commands import UsageError, cmd_info, cmd_ls, cmd_stats
 from omeconsole.cli.output import complain, say
-from omeconsole.cli.running import interruptible
+from omeconsole.cli.running import interruptible, reported
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, write_config_template
 from omeconsole.core.session import Session, connector
@@ -265,14 +264,7 @@ def _command(args: argparse.Namespace) -> int:
         return record_cmd.run(args, settings)
     if settings.insecure:
         complain("warning: TLS certificate verification is off (--insecure)")
-    try:
-        return asyncio.run(_run(settings, args))
-    except UsageError as error:
-        complain(str(error))
-        return exit_codes.USAGE
-    except OmeError as error:
-        complain(str(error))
-        return exit_codes.for_error(error)
+    return reported(lambda: asyncio.run(_run(settings, args)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,5 @@
-"""A command's work on the event loop: SIGINT, SIGTERM and SIGHUP stop it cleanly, with the right status.
+"""A command's work: its failures said on stderr with their exit status, and on the event loop, SIGINT,
+SIGTERM and SIGHUP stopping it cleanly.
 
 A send interrupted mid-flight is logged by the send path with its outcome unknown; this says so, and
 the command exits 128 + the signal's number as a program killed by it would.
@@ -10,7 +11,11 @@ import asyncio
 import signal
 from collections.abc import Awaitable, Callable
 
+from omeconsole.api.errors import OmeError
+from omeconsole.cli import exit_codes
+from omeconsole.cli.commands import UsageError
 from omeconsole.cli.output import complain
+from omeconsole.core.config import ConfigError
 
 INTERRUPTING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -43,3 +48,16 @@ async def interruptible(work: Callable[[], Awaitable[int]], *, sending: bool) ->
     finally:
         for signum in INTERRUPTING:
             loop.remove_signal_handler(signum)
+
+
+def reported(work: Callable[[], int]) -> int:
+    """`work()`'s exit status; a usage or configuration mistake, or a server's error, said and turned into
+    its status."""
+    try:
+        return work()
+    except (ConfigError, UsageError) as error:
+        complain(str(error))
+        return exit_codes.USAGE
+    except OmeError as error:
+        complain(str(error))
+        return exit_codes.for_error(error)

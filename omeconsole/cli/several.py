@@ -12,14 +12,14 @@ import argparse
 import asyncio
 from typing import Any
 
-from omeconsole.api.errors import OmeError
 from omeconsole.cli import exit_codes, exporter_cmd, fleet_cmd, history_cmd, record_cmd, sends
 from omeconsole.cli.commands import UsageError
 from omeconsole.cli.output import complain
-from omeconsole.cli.running import interruptible
+from omeconsole.cli.running import interruptible, reported
 from omeconsole.core.clock import SystemClock
-from omeconsole.core.config import ConfigError, Settings, config_path
+from omeconsole.core.config import Settings, config_path
 from omeconsole.core.fleet.fleet import Fleet
+from omeconsole.core.fleet.naming import bare_profile
 from omeconsole.core.fleet.settings import FleetSettings, load_fleet, load_servers, member_name
 from omeconsole.core.history.target import Target
 from omeconsole.core.session import Session, connector
@@ -49,9 +49,9 @@ def _named(args: argparse.Namespace) -> tuple[str | None, NodePath | None]:
     text = getattr(args, "path", None) if args.command in NAMED_COMMANDS else None
     if not text:
         return None, None
-    profile, colon, rest = text.partition(":")
-    if colon and not rest.strip() and "/" not in profile and args.command == "ls":
-        return profile.strip() or None, None
+    whole = bare_profile(text)
+    if whole is not None and args.command == "ls":
+        return whole, None
     try:
         target = Target.parse(text)
     except ValueError as error:
@@ -82,37 +82,31 @@ def _tokens_missing(servers: tuple[Settings, ...]) -> bool:
 
 
 def run(args: argparse.Namespace, command: str) -> int:
-    try:
-        if command in sends.SENDS:
-            if args.fleet is not None:
-                complain(f"{command} is not sent to a whole fleet: name its server with --profile NAME, or "
-                         "several with --servers NAME,NAME (each sent and audited on its own)")
-                return exit_codes.USAGE
-            return _send(args)
-        if command not in FLEET_COMMANDS:
-            complain(f"--fleet is not for {command}: {_NOT_FOR_FLEETS.get(command, '')}".rstrip(": "))
+    return reported(lambda: _command(args, command))
+
+
+def _command(args: argparse.Namespace, command: str) -> int:
+    if command in sends.SENDS:
+        if args.fleet is not None:
+            complain(f"{command} is not sent to a whole fleet: name its server with --profile NAME, or "
+                     "several with --servers NAME,NAME (each sent and audited on its own)")
             return exit_codes.USAGE
-        fleet = load_fleet(args.fleet, flags(args))
-        if command == "history":
-            return history_cmd.run(args, fleet.servers[0], fleet=fleet)
-        if _tokens_missing(fleet.servers):
-            return exit_codes.USAGE
-        if any(settings.insecure for settings in fleet.servers):
-            complain("warning: TLS certificate verification is off (--insecure)")
-        if command == "record":
-            return record_cmd.run(args, fleet.servers[0], fleet=fleet)
-        if command == "exporter":
-            return exporter_cmd.run(fleet.servers[0], args, fleet=fleet)
-        return asyncio.run(_read(fleet, args))
-    except ConfigError as error:
-        complain(str(error))
+        return _send(args)
+    if command not in FLEET_COMMANDS:
+        complain(f"--fleet is not for {command}: {_NOT_FOR_FLEETS.get(command, '')}".rstrip(": "))
         return exit_codes.USAGE
-    except UsageError as error:
-        complain(str(error))
+    fleet = load_fleet(args.fleet, flags(args))
+    if command == "history":
+        return history_cmd.run(args, fleet.servers[0], fleet=fleet)
+    if _tokens_missing(fleet.servers):
         return exit_codes.USAGE
-    except OmeError as error:
-        complain(str(error))
-        return exit_codes.for_error(error)
+    if any(settings.insecure for settings in fleet.servers):
+        complain("warning: TLS certificate verification is off (--insecure)")
+    if command == "record":
+        return record_cmd.run(args, fleet.servers[0], fleet=fleet)
+    if command == "exporter":
+        return exporter_cmd.run(fleet.servers[0], args, fleet=fleet)
+    return asyncio.run(_read(fleet, args))
 
 
 async def _read(settings: FleetSettings, args: argparse.Namespace) -> int:

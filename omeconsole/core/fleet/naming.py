@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from omeconsole.core.history.target import Target
 
-__all__ = ["Target", "UnknownServer", "servers_of"]
+__all__ = ["Target", "UnknownServer", "bare_profile", "servers_of"]
 
 
 class UnknownServer(ValueError):
@@ -26,3 +26,12 @@ def servers_of(target: Target, profiles: Sequence[str]) -> tuple[str, ...]:
     if target.profile not in profiles:
         raise UnknownServer(f"{target.profile!r} is not a server of this fleet (servers: {', '.join(profiles)})")
     return (target.profile,)
+
+
+def bare_profile(text: str) -> str | None:
+    """`PROFILE:` with nothing after it (a server as a whole, e.g. to list its virtual hosts): the profile;
+    None for anything else."""
+    profile, colon, rest = text.partition(":")
+    if colon and not rest.strip() and "/" not in profile and profile.strip():
+        return profile.strip()
+    return None
