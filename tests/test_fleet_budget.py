@@ -9,7 +9,7 @@ import pytest
 
 from omeconsole.api.client import DETECTION_REQUESTS
 from omeconsole.core.clock import FakeClock
-from omeconsole.core.fleet.budget import FleetBudget
+from omeconsole.core.fleet.budget import BATCH_WAIT_S, FleetBudget
 
 RATE = 10.0
 STEP = 0.05
@@ -134,3 +134,16 @@ def test_ten_servers_connecting_together_all_detect_at_once(clock: FakeClock) ->
             granted.append(budget.take(DETECTION_REQUESTS, server))
     assert granted == [DETECTION_REQUESTS] * 10
     assert budget.allowance(object()) == 0  # and nothing more than the burst went out
+
+
+def test_an_engine_with_an_empty_part_is_told_to_wait_for_its_part_not_the_bucket(clock: FakeClock) -> None:
+    """The engine sleeps until its next batch can go: with a part it is the part's refill that says when."""
+    budget = FleetBudget(clock, RATE)
+    first, second = Sharer(math.inf), Sharer(math.inf)
+    run(budget, clock, [first, second], 5)
+    part = budget.part(first)
+    assert part is not None and 4.0 <= part <= 6.0
+    wait = budget.seconds_until(BATCH, first)
+    assert 0 < wait <= BATCH_WAIT_S  # half a second of a 5/s part: not 0 (a wake-up for nothing), not 0.8
+    clock.advance(wait)
+    assert budget.allowance(first) >= 1

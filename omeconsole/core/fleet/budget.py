@@ -50,6 +50,8 @@ FLOOR_SHARE = 0.05
 """The least part of the rate an asking engine gets."""
 FORGET_S = 60.0
 """An engine that has not asked for this long is forgotten (a closed session's engine)."""
+BATCH_WAIT_S = 0.5
+"""An engine waiting for a batch waits for at most this much of its part's refill (at least one request)."""
 
 
 @dataclass(slots=True)
@@ -109,6 +111,18 @@ class FleetBudget(TokenBucket):
             part.taken.append((self._clock.monotonic(), granted))
             part.ever_taken = True
         return granted
+
+    def seconds_until(self, tokens: int = 1, sharer: object | None = None) -> float:
+        """For an engine with a part: until its part holds the batch, or BATCH_WAIT_S of its refill (a
+        small part would wait seconds for a whole batch). The shared bucket says nothing about a part:
+        an engine waiting on it woke every 50 ms, its part still empty (10 servers: 4 % of a core)."""
+        part = self._parts.get(id(sharer)) if sharer is not None else None
+        if part is None or not part.rate:
+            return super().seconds_until(tokens)
+        now = self._clock.monotonic()
+        held = min(self._part_capacity(part.rate), part.tokens + (now - part.stamp) * part.rate)
+        wanted = max(1.0, min(float(tokens), part.rate * BATCH_WAIT_S))
+        return max(0.0, wanted - held) / part.rate
 
     def _divide(self, active: list[_Part], now: float) -> None:
         rate = self.rate
