@@ -123,8 +123,8 @@ class NodeDetail(VerticalScroll):
         self.query_one("#spark-out", RateSparkline).show(series[1].ys)
         current = view.current
         stats = current.stats if current else None
-        self.query_one("#bars-in", ConnectionBars).show(stats.connections_in if stats else None)
-        self.query_one("#bars-out", ConnectionBars).show(stats.connections_out if stats else None)
+        self.query_one("#bars-in", ConnectionBars).show(stats.connections_in if stats else None, fresh=not same_node)
+        self.query_one("#bars-out", ConnectionBars).show(stats.connections_out if stats else None, fresh=not same_node)
         self.call_after_refresh(self._say_what_is_below)
 
     def on_resize(self) -> None:
