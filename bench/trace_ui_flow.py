@@ -3,8 +3,9 @@
 The real app (tests/ui_support's `make_app`) on the dashboard at 160x48, the selected stream in the
 detail, against the seeded simulator with both clocks frozen; after a warm-up, one second of console
 time is traced with `sys.setprofile` (the simulator runs on its own thread, which is not traced).
-Counted: Python function calls whose code lives in `omeconsole/` (split by layer), the distinct UI
-functions, and the hops (a call into another `omeconsole/ui` file than the caller's). Run it against
+Counted: Python function calls whose code lives in `omeconsole/` (split by layer and, for the UI, by
+file: calls into `ui/app.py` are the screens calling back into the app), the distinct UI functions,
+and the hops (a call into another `omeconsole/ui` file than the caller's). Run it against
 another checkout by putting that checkout first on the path:
 
     .venv/bin/python bench/trace_ui_flow.py            # this tree
@@ -40,6 +41,7 @@ def layer(filename: str) -> str | None:
 
 async def trace(steps: int) -> dict[str, Any]:
     calls: Counter[str] = Counter()
+    files: Counter[str] = Counter()
     functions: set[str] = set()
     hops = 0
 
@@ -52,6 +54,7 @@ async def trace(steps: int) -> dict[str, Any]:
             return
         calls[where] += 1
         if where == "ui":
+            files[frame.f_code.co_filename[len(PACKAGE) + 1:]] += 1
             functions.add(f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_qualname}")
             caller = frame.f_back
             if (caller is not None and layer(caller.f_code.co_filename) == "ui"
@@ -69,7 +72,8 @@ async def trace(steps: int) -> dict[str, Any]:
                 await driver.step(1.0, times=steps)
             finally:
                 sys.setprofile(None)
-    return {"steps": steps, "calls": dict(calls), "ui_functions": len(functions), "ui_hops": hops}
+    return {"steps": steps, "calls": dict(calls), "files": dict(files), "ui_functions": len(functions),
+            "ui_hops": hops}
 
 
 def main() -> None:
@@ -81,6 +85,8 @@ def main() -> None:
         f"{name} {count / steps:.0f}" for name, count in sorted(calls.items(), key=lambda item: -item[1])))
     print(f"omeconsole/ui: {calls.get('ui', 0) / steps:.0f} calls, {result['ui_functions']} distinct functions, "
           f"{result['ui_hops'] / steps:.0f} hops between ui files per step")
+    print("ui calls per file per step: " + ", ".join(
+        f"{name} {count / steps:.0f}" for name, count in sorted(result["files"].items(), key=lambda item: -item[1])))
 
 
 if __name__ == "__main__":
