@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import SecretStr
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.timer import Timer
 
+from omeconsole.core.adops.controller import StreamController
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, read_config_file
 from omeconsole.core.export import export_directory, write_history
@@ -31,7 +34,16 @@ from omeconsole.model.nodes import Listing, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState
 from omeconsole.ui import badges
-from omeconsole.ui.adops import ADOPS_BINDINGS, AdOpsActions, AdOpsCommands
+from omeconsole.ui.adops import (
+    ADOPS_BINDINGS,
+    AdBreakScreen,
+    AdEventsScreen,
+    ad_ops_commands,
+    cue_in_flow,
+    cue_out_flow,
+    id3_flow,
+    relay_changes,
+)
 from omeconsole.ui.commands import ConsoleCommands
 from omeconsole.ui.keymap import binding_ids, split_keymap
 from omeconsole.ui.messages import ClockTick, DataChanged
@@ -66,10 +78,18 @@ class LiveScreen(Protocol):
     def redraw(self, *, tree_changed: bool, changed: frozenset[NodePath] | None) -> None: ...
 
 
-class ConsoleApp(AdOpsActions, App[None]):
+def selected_controller(screen: Screen[Any]) -> StreamController | None:
+    """The ad operations of the stream `screen` has selected; None unless a stream is."""
+    app, path = screen.app, getattr(screen, "selected", None)
+    if isinstance(app, ConsoleApp) and app.session is not None and isinstance(path, NodePath) and path.stream:
+        return app.session.adops.stream(path)
+    return None
+
+
+class ConsoleApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "omeconsole"
-    COMMANDS = App.COMMANDS | {ConsoleCommands, AdOpsCommands}
+    COMMANDS = App.COMMANDS | {ConsoleCommands, ad_ops_commands(selected_controller)}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-compact"), (WIDE_COLUMNS, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-regular"), (40, "-tall")]
     BINDINGS = [
@@ -84,7 +104,8 @@ class ConsoleApp(AdOpsActions, App[None]):
                 tooltip="What the charts span: 1 min, 5 min, 15 min, 1 h in turn"),
         Binding("W", "chart_window(-1)", "Shorter window", id="chart_window_back", show=False,
                 tooltip="The charts' window, the other way round"),
-        *ADOPS_BINDINGS,
+        # Out of the footer until the screens show them by selection (a stream only).
+        *(replace(binding, show=False) for binding in ADOPS_BINDINGS),
     ]
 
     filter_text: reactive[str] = reactive("", init=False)
@@ -162,7 +183,7 @@ class ConsoleApp(AdOpsActions, App[None]):
         previous = self.session
         session = self._connector(self.settings)
         session.engine.add_listener(partial(self._engine_update, session))
-        self.adops_attach(session)
+        relay_changes(self, session.adops)
         self.session = session
         self._connected_at = self.clock.monotonic()
         self._chosen = None
@@ -427,6 +448,48 @@ class ConsoleApp(AdOpsActions, App[None]):
         self.settings = self.settings.model_copy(update=update)
         self._prompted_session = None
         self._open_session()
+
+    # Ad operations: the flows of ui/adops on the selected stream ----------------------------------
+
+    def _selected_stream(self) -> StreamController | None:
+        controller = selected_controller(self.screen)
+        if controller is None:
+            self.notify("select a stream first", severity="warning")
+        return controller
+
+    @work(group="adops", exit_on_error=False)
+    async def action_cue_out(self) -> None:
+        controller = self._selected_stream()
+        if controller is not None:
+            outcome = await cue_out_flow(self, controller, self.settings)
+            if outcome is not None and outcome.status == "accepted":
+                self.action_ad_break()
+
+    @work(group="adops", exit_on_error=False)
+    async def action_cue_in(self) -> None:
+        controller = self._selected_stream()
+        if controller is not None:
+            await cue_in_flow(self, controller, self.settings)
+
+    @work(group="adops", exit_on_error=False)
+    async def action_id3(self) -> None:
+        controller = self._selected_stream()
+        if controller is not None:
+            await id3_flow(self, controller, self.settings)
+
+    def action_ad_break(self) -> None:
+        controller = self._selected_stream()
+        if controller is None or self.session is None:
+            return
+        if isinstance(self.screen, AdBreakScreen) and self.screen.path == controller.path:
+            return
+        path = controller.path
+        self.push_screen(AdBreakScreen(controller, self.clock, self.session.context, settings=self.settings,
+                                       status_line=lambda: self.status_line(path)))
+
+    def action_ad_events(self) -> None:
+        if self.session is not None:
+            self.push_screen(AdEventsScreen(self.session.audit, self.session.context, self.clock))
 
     def switch_profile(self, name: str) -> None:
         try:
