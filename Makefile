@@ -41,8 +41,8 @@ test-integration: $(STAMP)
 	OMECONSOLE_INTEGRATION=1 $(BIN)/pytest -p no:cacheprovider -rs -s tests/test_exporter_prometheus.py
 
 bench: $(STAMP)
-	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tui.py \
-		bench/bench_client.py bench/bench_hostile.py bench/bench_exporter.py; do \
+	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tree.py bench/bench_chart.py \
+		bench/bench_tui.py bench/bench_client.py bench/bench_hostile.py bench/bench_exporter.py; do \
 		$(BIN)/python $$script || exit 1; done
 
 clean:

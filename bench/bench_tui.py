@@ -7,6 +7,7 @@ next round, and reports console ÷ floor:
 
 - demo tree: the dashboard on the `demo` scenario (8 streams), the floor with 8 streams;
 - demo stream view: Enter on `default/app/news` (the stream's own screen);
+  (the dashboards have a stream selected too: `default/app/news`, and `default/app000/s0001` on scale)
 - scale first 30 s / scale steady: the dashboard on `scale` (10,000 streams), the floor with a
   10,000-node tree, the 30 s after the first data, then `--seconds` from 60 s on;
 - after N minutes of history (`--history-minutes N`, off by default): the demo stream view measured
@@ -44,7 +45,6 @@ TOKEN = "bench-token"
 SIZE = (160, 50)
 DATA_MARK = "● live"
 TICKS = os.sysconf("SC_CLK_TCK")
-STREAM = "default/app/news"
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,8 @@ class Plan:
     floor_streams: int
     windows: tuple[Window, ...]
     keys: tuple[str, ...] = ()
+    select: str = "default/app/news"
+    """A stream of the scenario, selected with --select (its detail, charts included, is on screen)."""
 
 
 @dataclass
@@ -80,7 +82,7 @@ def plans(seconds: float, history_minutes: float) -> dict[str, Plan]:
         "demo": Plan("demo", "demo", 8, (Window("demo tree", 2.0, seconds),)),
         "stream": Plan("stream", "demo", 8, (Window("demo stream view", 3.0, seconds),), keys=("Enter",)),
         "scale": Plan("scale", "scale", 10_000, (Window("scale first 30 s", 0.0, 30.0),
-                                                 Window("scale steady", 60.0, seconds))),
+                                                 Window("scale steady", 60.0, seconds)), select="default/app000/s0001"),
     }
     if history_minutes > 0:
         out["history"] = Plan("history", "demo", 8,
@@ -139,11 +141,10 @@ def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Lau
         launch = Launch(program, plan.group, round(first, 2), float("nan"))
         for window in plan.windows:
             time.sleep(max(0.0, first_at + window.after_first - time.monotonic()))
+            _alive(program, pid, session)
             cpu_before, wall_before = _cpu_seconds(pid), time.monotonic()
             time.sleep(window.seconds)
-            if not Path(f"/proc/{pid}").exists():
-                raise RuntimeError(f"{program} exited during the run; its last screen:\n"
-                                   f"{_tmux('capture-pane', '-p', '-t', session)}")
+            _alive(program, pid, session)
             launch.cpu[window.name] = (_cpu_seconds(pid) - cpu_before) / (time.monotonic() - wall_before)
         launch.peak_rss_mb = round(_peak_rss_mb(pid), 1)
         return launch
@@ -152,6 +153,12 @@ def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Lau
 
 
 Program = Callable[[Plan], Launch]
+
+
+def _alive(program: str, pid: int, session: str) -> None:
+    if not Path(f"/proc/{pid}").exists():
+        raise RuntimeError(f"{program} exited during the run; its last screen:\n"
+                           f"{_tmux('capture-pane', '-p', '-S', '-60', '-t', session)}")
 
 
 def console(source: Path | None = None) -> Program:
@@ -165,7 +172,7 @@ def console(source: Path | None = None) -> Program:
     def run(plan: Plan) -> Launch:
         simulator, api_url = _start_simulator(plan.scenario)
         try:
-            return run_in_tmux(name, f"{start} --api-url {api_url} --token {TOKEN} --select {STREAM}", plan,
+            return run_in_tmux(name, f"{start} --api-url {api_url} --token {TOKEN} --select {plan.select}", plan,
                                cwd=source or ROOT)
         finally:
             simulator.terminate()

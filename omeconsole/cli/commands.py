@@ -10,6 +10,7 @@ from omeconsole.cli import exit_codes
 from omeconsole.cli import format as fmt
 from omeconsole.cli.output import complain, say
 from omeconsole.core.clock import Clock
+from omeconsole.core.history.target import Target
 from omeconsole.core.polling.rates import RateWindow
 from omeconsole.model.paths import NodePath
 
@@ -28,37 +29,47 @@ def parse_path(text: str, *, level: str | None = None) -> NodePath:
     return path
 
 
-async def cmd_ls(client: OmeClient, args: argparse.Namespace) -> int:
-    if args.path:
-        path = parse_path(args.path)
-        if path.level == "stream":
-            raise UsageError("ls takes vhost or vhost/app; use `info` or `stats` for a stream")
-        if path.app is None:
-            names = [[path.vhost, a] for a in await client.list_apps(path.vhost)]
-        else:
-            names = [[path.vhost, path.app, s] for s in await client.list_streams(path.vhost, path.app)]
-    else:
-        names = [[v] for v in await client.list_vhosts()]
-    # Names are data: joined as they are (a name may hold a `/`), each shown visibly.
+def listable(path: NodePath | None) -> NodePath | None:
+    if path is not None and path.level == "stream":
+        raise UsageError("ls takes vhost or vhost/app; use `info` or `stats` for a stream")
+    return path
+
+
+async def names_under(client: OmeClient, path: NodePath | None) -> list[NodePath]:
+    """The virtual hosts (no path), a vhost's applications or an application's streams. Names are data:
+    held as they are (a name may hold a `/`); print them through the display rules."""
+    if path is None:
+        return [NodePath(v) for v in await client.list_vhosts()]
+    if path.app is None:
+        return [NodePath(path.vhost, a) for a in await client.list_apps(path.vhost)]
+    return [NodePath(path.vhost, path.app, s) for s in await client.list_streams(path.vhost, path.app)]
+
+
+async def cmd_ls(client: OmeClient, args: argparse.Namespace, *, path: NodePath | None) -> int:
+    """`path`: a vhost or vhost/app, None for the virtual hosts."""
+    names = await names_under(client, listable(path))
     if args.json:
-        say(fmt.dumps(["/".join(n) for n in names]))
+        say(fmt.dumps([str(n) for n in names]))
     else:
-        for parts in names:
-            say("/".join(fmt.path_text(p) for p in parts))
+        for name in names:
+            say("/".join(fmt.path_text(p) for p in name.segments))
     return exit_codes.OK
 
 
-async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock) -> int:
-    path = parse_path(args.path)
+async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock, *, path: NodePath | None = None,
+                    server: str | None = None) -> int:
+    """One node's statistics; `server` (a fleet's profile) is named in what is printed."""
+    path = path or parse_path(args.path)
+    name = Target(server, path) if server else path
     style = "json" if args.json else args.format
     if not args.watch:
         stats = await client.stats(path)
         if style == "json":
             say(fmt.dumps(stats))
         elif style == "line":
-            say(fmt.stats_line(path, stats, None, clock.wall()))
+            say(fmt.stats_line(name, stats, None, clock.wall()))
         else:
-            say(fmt.stats_text(path, stats, client.server_info))
+            say(fmt.stats_text(name, stats, client.server_info))
         return exit_codes.OK
     if args.interval <= 0 or (args.count is not None and args.count < 1):
         raise UsageError("--interval must be positive and --count at least 1")
@@ -75,16 +86,16 @@ async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock) -
             continue
         sample = window.sample(stats, clock.monotonic())
         if style == "json":
-            say(fmt.sample_json(path, sample))
+            say(fmt.sample_json(path, sample, server))
         elif style == "line":
-            say(fmt.stats_line(path, stats, sample, clock.wall()))
+            say(fmt.stats_line(name, stats, sample, clock.wall()))
         else:
-            say(fmt.stats_text(path, stats, client.server_info, sample) + "\n")
+            say(fmt.stats_text(name, stats, client.server_info, sample) + "\n")
     return exit_codes.OK
 
 
-async def cmd_info(client: OmeClient, args: argparse.Namespace) -> int:
-    path = parse_path(args.path, level="stream")
+async def cmd_info(client: OmeClient, args: argparse.Namespace, *, path: NodePath | None = None) -> int:
+    path = path or parse_path(args.path, level="stream")
     info = await client.stream_info(path.vhost, path.app or "", path.stream or "")
     say(fmt.dumps(info) if args.json else fmt.info_text(info))
     return exit_codes.OK

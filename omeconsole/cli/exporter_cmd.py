@@ -1,7 +1,10 @@
-"""`omeconsole exporter`: Prometheus metrics and alerts for one server, from the console's polling, headless.
+"""`omeconsole exporter`: Prometheus metrics and alerts for a server or a fleet, from the console's polling,
+headless.
 
 Listens on loopback by default; another address is allowed and warned about (anyone who reaches the
-port reads stream names, numbers and alerts). Stops cleanly on SIGTERM or Ctrl-C.
+port reads stream names, numbers and alerts). Stops cleanly on SIGTERM or Ctrl-C. `--fleet NAME`
+exports every server of the fleet from this one process under one request budget, each server's
+series labelled `server` = its profile's name.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from omeconsole.core.alerts.webhook_config import WebhookConfigError
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import Settings
 from omeconsole.core.exporter.service import Exporter
+from omeconsole.core.fleet.settings import FleetSettings
+from omeconsole.core.text import visible
 
 DEFAULT_LISTEN = "127.0.0.1:9464"
 
@@ -42,7 +47,8 @@ def _positive(text: str) -> int:
 
 
 def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    parser = add("exporter", "serve Prometheus metrics (/metrics) and current alerts (/alerts) for a server")
+    parser = add("exporter", "serve Prometheus metrics (/metrics) and current alerts (/alerts) for a server "
+                 "(or with --fleet, every server of a fleet)")
     parser.add_argument("--listen", type=listen_address, default=listen_address(DEFAULT_LISTEN),
                         metavar="HOST:PORT", help=f"where to serve (default {DEFAULT_LISTEN}: this machine only)")
     parser.add_argument("--max-streams", type=_positive, default=1000, metavar="N",
@@ -66,8 +72,10 @@ async def _serve(exporter: Exporter, host: str, port: int) -> int:
         complain(f"cannot listen on {host}:{port}: {error.strerror or error}")
         return exit_codes.USAGE
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    print(f"omeconsole exporter: http://{shown}:{bound_port}/metrics and /alerts for {exporter.name} "
-          f"({len(exporter.settings.alerts)} alert rules, {len(exporter.webhooks)} webhooks)", file=sys.stderr)
+    servers = "" if len(exporter.servers) == 1 else f": {', '.join(server.name for server in exporter.servers)}"
+    print(f"omeconsole exporter: http://{shown}:{bound_port}/metrics and /alerts for {visible(exporter.name)}"
+          f"{visible(servers)} ({len(exporter.settings.alerts)} alert rules, {len(exporter.webhooks)} webhooks)",
+          file=sys.stderr)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -76,12 +84,15 @@ async def _serve(exporter: Exporter, host: str, port: int) -> int:
     return exit_codes.OK
 
 
-async def _main(settings: Settings, args: argparse.Namespace) -> int:
+async def _main(settings: Settings, args: argparse.Namespace, fleet: FleetSettings | None) -> int:
     try:
-        exporter = Exporter(settings, SystemClock(), max_streams=args.max_streams,
+        exporter = Exporter(settings, SystemClock(), fleet=fleet, max_streams=args.max_streams,
                             warn=lambda text: complain(f"warning: {text}"))
     except WebhookConfigError as error:
         complain(str(error))
+        return exit_codes.USAGE
+    except ValueError as error:  # an API URL the client refuses
+        complain(f"exporter: {error}")
         return exit_codes.USAGE
     async with exporter:
         return await _serve(exporter, *args.listen)
@@ -95,12 +106,14 @@ def configure_logging() -> None:
         logging.getLogger(wire).setLevel(logging.WARNING)
 
 
-def run(settings: Settings, args: argparse.Namespace) -> int:
+def run(settings: Settings, args: argparse.Namespace, *, fleet: FleetSettings | None = None) -> int:
+    """Exports `settings`' server, or every server of `fleet` (then `settings` are its first server's: the
+    webhooks, the alert rules' log and the interval of the exporter come from them)."""
     host, _ = args.listen
     if not _loopback(host):
         print(f"omeconsole: warning: listening on {host}: anyone who can reach this port reads stream names, "
               "numbers and alerts (there is no authentication)", file=sys.stderr)
     configure_logging()
     with contextlib.suppress(KeyboardInterrupt):
-        return asyncio.run(_main(settings, args))
+        return asyncio.run(_main(settings, args, fleet))
     return exit_codes.OK

@@ -19,6 +19,7 @@ from omeconsole.core import units
 from omeconsole.core.adops.controller import SendOutcome
 from omeconsole.core.adops.matcher import Sighting
 from omeconsole.core.adops.plan import SendPlan
+from omeconsole.core.history.target import Target
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample, StreamInfo
@@ -29,7 +30,11 @@ def _time(value: datetime | None) -> str:
     return "-" if value is None else value.isoformat(sep=" ", timespec="milliseconds")
 
 
-def path_text(path: NodePath | str) -> str:
+Name = NodePath | Target
+"""A node as printed: `vhost/app/stream`, or `PROFILE:vhost/app/stream` on a fleet's server."""
+
+
+def path_text(path: Name | str) -> str:
     return visible(str(path))
 
 
@@ -62,7 +67,7 @@ def dumps(value: Any) -> str:
     return json.dumps(jsonable(value), ensure_ascii=True, sort_keys=True)
 
 
-def stats_text(path: NodePath, stats: NodeStats, server: ServerInfo | None, sample: Sample | None = None) -> str:
+def stats_text(path: Name, stats: NodeStats, server: ServerInfo | None, sample: Sample | None = None) -> str:
     source = f"  ({visible(server.edition)}, {server.stats_api} statistics)" if server else ""
     lines = [
         f"{path_text(path)}{source}",
@@ -86,7 +91,7 @@ def stats_text(path: NodePath, stats: NodeStats, server: ServerInfo | None, samp
     return "\n".join(lines)
 
 
-def stats_line(path: NodePath, stats: NodeStats, sample: Sample | None, when: datetime) -> str:
+def stats_line(path: Name, stats: NodeStats, sample: Sample | None, when: datetime) -> str:
     """One line per reading (`--format line`): time, node, viewers, rates, totals."""
     rates = (f"in {units.rate(sample.rate_in_bps)}  out {units.rate(sample.rate_out_bps)}"
              if sample is not None else "in n/a  out n/a")
@@ -96,9 +101,10 @@ def stats_line(path: NodePath, stats: NodeStats, sample: Sample | None, when: da
     return line + (f"  invalid: {', '.join(visible(n) for n in sorted(stats.invalid))}" if stats.invalid else "")
 
 
-def sample_json(path: NodePath, sample: Sample) -> str:
+def sample_json(path: NodePath, sample: Sample, server: str | None = None) -> str:
+    """One reading with its rates; `server`: the fleet's profile it was read on."""
     return dumps({"path": path, "rate_in_bps": sample.rate_in_bps, "rate_out_bps": sample.rate_out_bps,
-                  "stats": sample.stats})
+                  "stats": sample.stats, **_on(server)})
 
 
 def info_text(info: StreamInfo) -> str:
@@ -146,13 +152,18 @@ def outcome_text(outcome: SendOutcome) -> str:
     return text
 
 
-def outcome_json(outcome: SendOutcome) -> str:
+def _on(server: str | None) -> dict[str, str]:
+    """The `server` field of a JSON line about one of several servers (none for a single server)."""
+    return {"server": server} if server else {}
+
+
+def outcome_json(outcome: SendOutcome, server: str | None = None) -> str:
     plan = outcome.plan
     return dumps({"path": plan.target, "action": plan.action, "outcome": outcome.status,
                   "status": outcome.http_status, "message": outcome.message, "items": outcome.items,
-                  "body": plan.body, "send_id": plan.send_id, "blocked_by": outcome.blocked_by})
+                  "body": plan.body, "send_id": plan.send_id, "blocked_by": outcome.blocked_by, **_on(server)})
 
 
-def sighting_json(sighting: Sighting) -> str:
+def sighting_json(sighting: Sighting, server: str | None = None) -> str:
     return dumps({"confirmed": sighting.seen, "seen_after_s": sighting.seen_after_s, "detail": sighting.detail,
-                  "line": sighting.line})
+                  "line": sighting.line, **_on(server)})

@@ -3,6 +3,9 @@
 Without TARGET it lists the recorded streams with their one-line summaries (`--ended` for the ended
 ones only). The server is the one the target's PROFILE, `--api-url` or `--profile` names; with none
 of those, the one server the store has the node of (several: the configured one, else say which).
+With `--fleet NAME` the servers are the fleet's: `PROFILE:` names one of them, and a target without it
+is shown on each of the fleet's servers that recorded it (JSON: `{"fleet", "servers": [...]}`; CSV: a
+`server` column first).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from omeconsole.core.text import visible
 from omeconsole.core.units import count, rate, size
 
 if TYPE_CHECKING:  # the store's modules are imported when the command runs, not at every start
+    from omeconsole.core.fleet.settings import FleetSettings
     from omeconsole.core.history.points import HistoryPoint, HistorySeries
     from omeconsole.core.history.reader import HistoryReader
     from omeconsole.core.history.summary import StreamSummary
@@ -88,7 +92,8 @@ class _Refused(Exception):
         self.code = code
 
 
-def run(args: argparse.Namespace, settings: Settings, *, now: float | None = None, out: IO[str] | None = None) -> int:
+def run(args: argparse.Namespace, settings: Settings, *, fleet: FleetSettings | None = None, now: float | None = None,
+        out: IO[str] | None = None) -> int:
     from pathlib import Path
 
     from omeconsole.core.history.database import HistoryError
@@ -108,9 +113,11 @@ def run(args: argparse.Namespace, settings: Settings, *, now: float | None = Non
     try:
         with HistoryReader(path, settings.history) as reader:
             if args.target is None:
-                return _list(reader, args, now, out)
-            server = _server(reader, args, settings)
-            return _show(reader, server, args, start, end, now, out)
+                return _list(reader, args, now, out, fleet)
+            if fleet is None:
+                return _show(reader, [_server(reader, args, settings)], args, start, end, now, out)
+            return _show(reader, _fleet_servers(reader, args.target, fleet), args, start, end, now, out,
+                         fleet=None if args.target.profile else fleet.name)
     except HistoryError as error:
         complain(f"history: {error}")
         return exit_codes.REFUSED
@@ -156,6 +163,23 @@ def _server(reader: HistoryReader, args: argparse.Namespace, settings: Settings)
                    "one with PROFILE:" + visible(str(target.path)) + " or --api-url", exit_codes.USAGE)
 
 
+def _fleet_servers(reader: HistoryReader, target: Target, fleet: FleetSettings) -> list[str]:
+    """host:port of each of the fleet's servers `target` names (its PROFILE, or all) that recorded it."""
+    from omeconsole.core.fleet.naming import servers_of
+    from omeconsole.core.history.observations import server_key
+
+    try:
+        profiles = servers_of(target, fleet.profiles)
+    except ValueError as error:
+        raise _Refused(str(error), exit_codes.USAGE) from None
+    recorded = set(reader.servers_with(target.path))
+    keys = [server_key(fleet.server(profile).api_url) for profile in profiles]
+    found = [key for key in keys if key in recorded]
+    if not found:
+        raise _Refused(f"nothing recorded for {visible(str(target))} on fleet {visible(fleet.name)}")
+    return found
+
+
 def _iso(epoch: float | None) -> str | None:
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
 
@@ -176,10 +200,16 @@ def _summary_json(summary: StreamSummary) -> dict[str, Any]:
             "lives": summary.lives}
 
 
-def _list(reader: HistoryReader, args: argparse.Namespace, now: float, out: IO[str]) -> int:
+def _list(reader: HistoryReader, args: argparse.Namespace, now: float, out: IO[str],
+          fleet: FleetSettings | None) -> int:
     if args.csv:
         raise _Refused("--csv needs a TARGET (the list of streams is text or --json)", exit_codes.USAGE)
     summaries = reader.summaries(ended=True if args.ended else None)
+    if fleet is not None:
+        from omeconsole.core.history.observations import server_key
+
+        keys = {server_key(settings.api_url) for settings in fleet.servers}
+        summaries = [summary for summary in summaries if summary.server in keys]
     if args.json:
         print(json.dumps([_summary_json(s) for s in summaries], ensure_ascii=True, sort_keys=True), file=out)
         return exit_codes.OK
@@ -202,25 +232,34 @@ def _point_json(point: HistoryPoint) -> dict[str, Any]:
             "total_out": point.total_out}
 
 
-def _show(reader: HistoryReader, server: str, args: argparse.Namespace, start: float, end: float, now: float,
-          out: IO[str]) -> int:
+def _show(reader: HistoryReader, servers: list[str], args: argparse.Namespace, start: float, end: float, now: float,
+          out: IO[str], *, fleet: str | None = None) -> int:
+    """The target on each of `servers`; `fleet`: the name of the fleet they are (each is labelled)."""
     target: Target = args.target
-    series = reader.series(server, target.path, start, end, step=args.step, now=now)
-    summary = reader.summary(server, target.path)
-    if args.json:
-        document = {"server": server, "path": str(target.path), "from": _iso(start), "to": _iso(end),
-                    "step": series.step, "source": series.source, "sampled_every": series.sampled_every,
-                    "summary": None if summary is None else _summary_json(summary),
-                    "points": [_point_json(p) for p in series.points]}
-        print(json.dumps(document, ensure_ascii=True), file=out)
-        return exit_codes.OK
-    if args.csv:
-        writer = csv.DictWriter(out, fieldnames=_COLUMNS, lineterminator="\n")
+    documents: list[dict[str, Any]] = []
+    columns = ("server", *_COLUMNS) if fleet else _COLUMNS
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n") if args.csv else None
+    if writer is not None:
         writer.writeheader()
-        for point in series.points:
-            writer.writerow({k: ("" if v is None else v) for k, v in _point_json(point).items()})
-        return exit_codes.OK
-    _print_text(series, summary, server, now, out)
+    for index, server in enumerate(servers):
+        series = reader.series(server, target.path, start, end, step=args.step, now=now)
+        summary = reader.summary(server, target.path)
+        if args.json:
+            documents.append({"server": server, "path": str(target.path), "from": _iso(start), "to": _iso(end),
+                              "step": series.step, "source": series.source, "sampled_every": series.sampled_every,
+                              "summary": None if summary is None else _summary_json(summary),
+                              "points": [_point_json(p) for p in series.points]})
+        elif writer is not None:
+            lead = {"server": server} if fleet else {}
+            for point in series.points:
+                writer.writerow({**lead, **{k: ("" if v is None else v) for k, v in _point_json(point).items()}})
+        else:
+            if index:
+                print(file=out)
+            _print_text(series, summary, server, now, out)
+    if args.json:
+        document = {"fleet": fleet, "servers": documents} if fleet else documents[0]
+        print(json.dumps(document, ensure_ascii=True), file=out)
     return exit_codes.OK
 
 

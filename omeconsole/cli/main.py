@@ -3,7 +3,8 @@
 Global options work before or after the subcommand. Settings come from flags > environment >
 the config file's profile (see `omeconsole config path`). The console itself (and the demo's
 embedded simulator) is imported only when asked for, so the commands start light and the command
-line never imports the simulator.
+line never imports the simulator. Commands on several servers (`--fleet NAME`, a send's
+`--servers A,B`) are run by `several.py`.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from omeconsole import __version__
-from omeconsole.api.errors import OmeError
-from omeconsole.cli import alerts_cmd, exit_codes, exporter_cmd, history_cmd, record_cmd, sends
+from omeconsole.cli import alerts_cmd, exit_codes, exporter_cmd, history_cmd, record_cmd, sends, several
 from omeconsole.cli.commands import UsageError, cmd_info, cmd_ls, cmd_stats
 from omeconsole.cli.output import complain, say
+from omeconsole.cli.running import interruptible, reported
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, write_config_template
 from omeconsole.core.session import Session, connector
@@ -31,7 +32,8 @@ from omeconsole.model.paths import NodePath
 
 TOKEN_HELP = ("access token ($OME_ACCESS_TOKEN). Unsafe on a shared machine: every user can read a command "
               "line (ps, /proc); prefer --token-file, $OME_ACCESS_TOKEN_FILE or the config file")
-INTERRUPTING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+FLEET_HELP = ("every server of the config's [fleets.NAME] table (each its profile's URL and token); "
+              "PROFILE:vhost/app/stream names one of them")
 
 
 class _FrameAction(argparse.Action):
@@ -76,6 +78,10 @@ def _node_path(text: str) -> str:
     return text
 
 
+def _fleet_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    parser.add_argument("--fleet", metavar="NAME", default=argparse.SUPPRESS if suppress else None, help=FLEET_HELP)
+
+
 def _select_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument("--select", type=_node_path, default=argparse.SUPPRESS if suppress else None,
                         metavar="VHOST[/APP[/STREAM]]", help="the node to open the console on")
@@ -92,12 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
                                      allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"omeconsole {__version__}")
     _global_options(parser, suppress=False)
+    _fleet_option(parser, suppress=False)
     _select_option(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    made: dict[str, argparse.ArgumentParser] = {}
 
     def add(name: str, text: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, parents=[common], help=text, description=text, epilog=exit_codes.EPILOG,
-                              formatter_class=formatter)
+        made[name] = sub.add_parser(name, parents=[common], help=text, description=text, epilog=exit_codes.EPILOG,
+                                    formatter_class=formatter)
+        return made[name]
 
     ui = add("ui", "the terminal console (the default)")
     _select_option(ui, suppress=True)
@@ -105,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     _select_option(demo, suppress=True)
     demo.add_argument("--scenario", default="demo", help="a built-in scenario (demo, scale, empty) or a TOML file")
     demo.add_argument("--seed", type=int, default=0, help="random seed of the simulated traffic")
+    demo.add_argument("--fleet", dest="demo_fleet", action="store_true",
+                      help="an origin and two edges pulling its streams over OVT, in one simulator; the console "
+                           "opens the origin and says where the edges are")
     ls = add("ls", "list virtual hosts, the apps of a vhost, or the streams of vhost/app")
     ls.add_argument("path", nargs="?", help="vhost or vhost/app")
     ls.add_argument("--json", action="store_true")
@@ -145,14 +157,20 @@ def build_parser() -> argparse.ArgumentParser:
                              "(0600, in a 0700 directory) unless it exists")
     history_cmd.add_parser(add)
     record_cmd.add_parser(add)
+    for name in several.FLEET_COMMANDS:
+        _fleet_option(made[name], suppress=True)
+    for name in sends.SENDS:  # accepted only to be refused with the reason (there is no fleet-wide send)
+        made[name].add_argument("--fleet", metavar="NAME", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    flags = {"api_url": args.api_url, "token": args.token, "token_file": args.token_file,
-             "publisher_url": args.publisher_url, "profile": args.profile,
-             "insecure": True if args.insecure else None, "read_only": True if args.read_only else None,
-             "confirm_timeout": getattr(args, "confirm_timeout", None)}
+    flags = several.flags(args)
+    named = several.named_profile(args)
+    if named is not None:  # `stats PROFILE:vhost/app/stream`: that profile's server
+        if (args.profile not in (None, named)) or args.api_url:
+            raise ConfigError(f"{named}: names a profile; --profile or --api-url cannot name another server")
+        flags["profile"] = named
     return load_settings(flags)
 
 
@@ -189,47 +207,25 @@ def _config(action: str) -> int:
 
 
 async def _dispatch(session: Session, args: argparse.Namespace) -> int:
+    path = several.named_path(args)
     if args.command == "ls":
-        return await cmd_ls(session.client, args)
+        return await cmd_ls(session.client, args, path=path)
     if args.command == "stats":
-        return await cmd_stats(session.client, args, session.clock)
+        return await cmd_stats(session.client, args, session.clock, path=path, server=several.named_profile(args))
     if args.command == "info":
-        return await cmd_info(session.client, args)
+        return await cmd_info(session.client, args, path=path)
     return await sends.cmd_send(session, args)
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
     """The command on one session; SIGINT, SIGTERM and SIGHUP stop it cleanly (a send's outcome is logged)."""
-    task = asyncio.current_task()
-    assert task is not None
-    loop = asyncio.get_running_loop()
-    caught: list[int] = []
-
-    def interrupt(signum: int) -> None:
-        caught.append(signum)
-        task.cancel()
-
     try:
         session = connector(SystemClock())(settings)
     except ValueError as error:  # an API URL the client cannot use
         raise UsageError(str(error)) from None
-    for signum in INTERRUPTING:
-        loop.add_signal_handler(signum, interrupt, signum)
     try:
-        return await _dispatch(session, args)
-    except asyncio.CancelledError:
-        if not caught:
-            raise
-        name = signal.Signals(caught[0]).name
-        if args.command in sends.SENDS:
-            complain(f"interrupted by {name}: a request that was in flight is logged with its outcome unknown — "
-                     "check the playlist before sending again")
-        else:
-            complain(f"interrupted by {name}")
-        return 128 + caught[0]
+        return await interruptible(lambda: _dispatch(session, args), sending=args.command in sends.SENDS)
     finally:
-        for signum in INTERRUPTING:
-            loop.remove_signal_handler(signum)
         await session.aclose()
 
 
@@ -237,15 +233,18 @@ def _command(args: argparse.Namespace) -> int:
     command = args.command or "ui"
     if command == "config":
         return _config(args.action)
+    if args.fleet is not None or getattr(args, "servers", None):
+        return several.run(args, command)
     try:
         settings = _settings(args)
-    except ConfigError as error:
+    except (ConfigError, UsageError) as error:
         complain(str(error))
         return exit_codes.USAGE
     select = getattr(args, "select", None)
     if command == "demo":
+        fleet = {"fleet": True} if args.demo_fleet else {}
         return _run_ui("omeconsole.ui.demo", "run_demo", settings, scenario=args.scenario, seed=args.seed,
-                       select=select)
+                       select=select, **fleet)
     if command == "ui":
         # No token is fine: the server answers 401 and the console asks for one.
         return _run_ui("omeconsole.ui.app", "run_app", settings, select=select)
@@ -257,7 +256,7 @@ def _command(args: argparse.Namespace) -> int:
     if command == "history":
         return history_cmd.run(args, settings)
     if settings.token_value() is None:
-        complain(_no_token())
+        complain(several.no_token())
         return exit_codes.USAGE
     if command == "exporter":
         return exporter_cmd.run(settings, args)
@@ -265,14 +264,7 @@ def _command(args: argparse.Namespace) -> int:
         return record_cmd.run(args, settings)
     if settings.insecure:
         complain("warning: TLS certificate verification is off (--insecure)")
-    try:
-        return asyncio.run(_run(settings, args))
-    except UsageError as error:
-        complain(str(error))
-        return exit_codes.USAGE
-    except OmeError as error:
-        complain(str(error))
-        return exit_codes.for_error(error)
+    return reported(lambda: asyncio.run(_run(settings, args)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -289,11 +281,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_codes.BROKEN_PIPE
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
-
-
-def _no_token() -> str:
-    return ("no access token: pass --token-file (or --token), set OME_ACCESS_TOKEN_FILE or OME_ACCESS_TOKEN, "
-            f"or put token_file, token_command or token in {config_path()}")
 
 
 if __name__ == "__main__":

@@ -35,3 +35,25 @@ def complain(text: str) -> None:
 def _write(stream: TextIO, text: str) -> None:
     stream.write(terminal_safe(text) + "\n")
     stream.flush()
+
+
+class Printer:
+    """`say` and `complain` with every line led by a server's name, when several servers answer at once
+    (JSON lines carry the name as their `server` field instead: see `format.dumps`' callers)."""
+
+    def __init__(self, server: str | None = None) -> None:
+        self.server = server
+        self._lead = f"{visible(server)}: " if server else ""
+
+    def _led(self, text: str) -> str:
+        return "\n".join(self._lead + line for line in text.split("\n")) if self._lead else text
+
+    def say(self, text: str) -> None:
+        say(self._led(text))
+
+    def say_json(self, line: str) -> None:
+        """A JSON line as it is (it names its server itself)."""
+        say(line)
+
+    def complain(self, text: str) -> None:
+        complain(self._led(text))

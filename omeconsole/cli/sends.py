@@ -2,6 +2,9 @@
 
 Each plans with the stream's controller (the same as the console's keys), prints the warnings,
 sends once, and reports the outcome. `--wait-confirm` then awaits the controller's confirmation.
+A send goes to one server. Several only when the operator names them (`--servers origin,edge-1`):
+each is then planned, sent, audited and confirmed on its own, at the same time, every line of
+output led by its server's name, and a last line says the outcome on each (`send_to_servers`).
 The playlist is read before the request only when it decides something (the confirmation's
 baseline, or whether a cue-in has a break to end), and never for longer than BASELINE_TIMEOUT_S:
 when the first read is not in by then, the request goes anyway and the playlist is compared later.
@@ -10,8 +13,10 @@ when the first read is not in by then, the request goes anyway and the playlist 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +24,7 @@ from omeconsole.api.wire import Id3Frame
 from omeconsole.cli import exit_codes
 from omeconsole.cli import format as fmt
 from omeconsole.cli.commands import UsageError, parse_path
-from omeconsole.cli.output import complain, say
+from omeconsole.cli.output import Printer
 from omeconsole.core.adops.controller import SendOutcome, StreamController
 from omeconsole.core.adops.plan import SendPlan
 from omeconsole.core.session import Session
@@ -30,8 +35,18 @@ MAX_EVENTS_FILE_BYTES = 1 << 20
 SENDS = ("cue-out", "cue-in", "id3", "send-events")
 
 
+def server_list(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected profile names separated by commas, got {text!r}")
+    return names
+
+
 def add_options(parser: argparse.ArgumentParser, *, confirmable: bool) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--servers", type=server_list, metavar="PROFILE,PROFILE",
+                        help="send to each of these profiles' servers, each sent and audited on its own "
+                             "(instead of --profile / --api-url); there is no fleet-wide send")
     parser.add_argument("--force", action="store_true",
                         help="send even when the console warns (a cue-in with no break on air or before the "
                              f"out has spliced, an empty ID3 frame, ...); without it such a send exits "
@@ -56,7 +71,9 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-async def cmd_send(session: Session, args: argparse.Namespace) -> int:
+async def cmd_send(session: Session, args: argparse.Namespace, out: Printer | None = None) -> int:
+    """One send to the session's server; `out` leads each line with the server's name (several servers)."""
+    out = out or Printer()
     controller = session.adops.stream(parse_path(args.path, level="stream"))
     wait = bool(getattr(args, "wait_confirm", False))
     reads_first = wait or (args.command == "cue-in" and not args.force)
@@ -66,12 +83,12 @@ async def cmd_send(session: Session, args: argparse.Namespace) -> int:
             await controller.baseline(BASELINE_TIMEOUT_S)
         plan = _plan(controller, args)
         for warning in plan.warnings:
-            complain(f"warning: {warning.message}")
+            out.complain(f"warning: {warning.message}")
         outcome = await controller.send(plan, confirmed=plan.warning_codes if args.force else ())
-        _report(outcome, args.json)
+        _report(outcome, args.json, out)
         status = exit_codes.for_outcome(outcome)
         if wait and outcome.confirmation is not None and outcome.status in ("accepted", "unknown"):
-            return await _confirmed(outcome, status, args.json)
+            return await _confirmed(outcome, status, args.json, out)
         return status
     finally:
         if lease is not None:
@@ -114,30 +131,44 @@ def _event_sets(name: str) -> list[dict[str, Any]]:
     return sets
 
 
-def _report(outcome: SendOutcome, as_json: bool) -> None:
+def _report(outcome: SendOutcome, as_json: bool, out: Printer) -> None:
     if as_json:
-        say(fmt.outcome_json(outcome))
+        out.say_json(fmt.outcome_json(outcome, out.server))
     elif outcome.status in ("accepted", "rejected") and outcome.http_status is not None:
-        say(fmt.outcome_text(outcome))
+        out.say(fmt.outcome_text(outcome))
     if outcome.blocked_by == "needs-confirmation":  # the warnings were just said
-        complain(f"{outcome.action} not sent: --force sends it anyway")
+        out.complain(f"{outcome.action} not sent: --force sends it anyway")
     elif outcome.status != "accepted":
-        complain(outcome.message)
+        out.complain(outcome.message)
     if outcome.audit_problem is not None:
-        complain(f"warning: {outcome.audit_problem}")
+        out.complain(f"warning: {outcome.audit_problem}")
 
 
-async def _confirmed(outcome: SendOutcome, status: int, as_json: bool) -> int:
+async def _confirmed(outcome: SendOutcome, status: int, as_json: bool, out: Printer) -> int:
     """Wait for the playlist; a send of unknown outcome that the playlist shows was applied after all."""
     assert outcome.confirmation is not None
     sighting = await outcome.confirmation
     if as_json:
-        say(fmt.sighting_json(sighting))
+        out.say_json(fmt.sighting_json(sighting, out.server))
     elif sighting.seen:
-        say(sighting.detail)
+        out.say(sighting.detail)
     if not sighting.seen:
-        complain(sighting.detail)
+        out.complain(sighting.detail)
         return exit_codes.NOT_CONFIRMED if status == exit_codes.OK else status
     if status == exit_codes.UNKNOWN:
-        complain("the playlist shows it: the server applied it")
+        out.complain("the playlist shows it: the server applied it")
     return exit_codes.OK
+
+
+async def send_to_servers(sessions: Sequence[tuple[str, Session]], args: argparse.Namespace) -> int:
+    """The same send to each named server at once, each on its own session (its own plan, audit record
+    and confirmation); the exit status is 0 when every one succeeded, else the first failing server's (in
+    the order named)."""
+    statuses = await asyncio.gather(*(cmd_send(session, args, Printer(name)) for name, session in sessions))
+    done = [name for (name, _), status in zip(sessions, statuses, strict=True) if status == exit_codes.OK]
+    failed = [(name, status) for (name, _), status in zip(sessions, statuses, strict=True) if status != exit_codes.OK]
+    summary = f"{args.command}: succeeded on {', '.join(done) or 'no server'}"
+    if failed:
+        summary += "; not on " + ", ".join(f"{name} (exit {status})" for name, status in failed)
+    Printer().complain(summary)
+    return failed[0][1] if failed else exit_codes.OK

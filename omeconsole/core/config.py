@@ -6,6 +6,9 @@ them; `profile = "NAME"` at the top picks the default profile. The token may be 
 (`token`), read from a file (`token_file`) or printed by a command (`token_command`, run without a
 shell). Token values never appear in errors or warnings, and a file others can read or change (the
 config, whose `token_command` runs as you, or a token file) is warned about.
+
+`[fleets.NAME]` tables name several profiles that are read together (`servers = ["origin", "edge-1"]`):
+`load_fleet` gives each its own settings, as `load_settings` would for that profile alone.
 """
 
 from __future__ import annotations
@@ -120,7 +123,7 @@ def config_path() -> Path:
     return platformdirs.user_config_path("omeconsole") / "config.toml"
 
 
-def _stderr_warn(message: str) -> None:
+def stderr_warn(message: str) -> None:
     print(f"omeconsole: warning: {message}", file=sys.stderr)
 
 
@@ -181,7 +184,7 @@ def read_config_file(path: Path, warn: Warn) -> dict[str, Any]:
 
 
 def _select_profile(data: dict[str, Any], profile: str | None, path: Path) -> tuple[str | None, dict[str, Any]]:
-    base = {k: v for k, v in data.items() if k != "profiles"}
+    base = {k: v for k, v in data.items() if k not in ("profiles", "fleets")}
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict):
         raise ConfigError(f"{path}: [profiles] must be a table of named profiles")
@@ -276,7 +279,7 @@ def load_settings(
     warn: Warn | None = None,
 ) -> Settings:
     """Settings from flags (None values ignored) > environment > the file's profile > file defaults."""
-    warn = warn or _stderr_warn
+    warn = warn or stderr_warn
     environ = os.environ if environ is None else environ
     path = path or config_path()
     given = {k: v for k, v in (flags or {}).items() if v is not None}

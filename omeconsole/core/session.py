@@ -1,9 +1,11 @@
 """One connection to one server, with everything that works on it: built in one place, handed to screens.
 
 A `Session` holds the settings it was made from, the API client, the polling engine, the ad
-operations and their audit log. The UI and the command line get one from a `Connector`, so tests
-inject a clock, a seeded random source or a transport in one place, and reconnecting (a new token,
-another server, another profile) is simply asking the connector for a fresh session.
+operations and their audit log, and how long the server takes to answer (every request timed at the
+transport). The UI and the command line get one from a `Connector`, so tests inject a clock, a seeded
+random source or a transport in one place, and reconnecting (a new token, another server, another
+profile) is simply asking the connector for a fresh session. A fleet (core/fleet) is one session per
+server from one connector whose engines share one request budget.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from omeconsole.api.client import OmeClient
-from omeconsole.api.http import Transport
+from omeconsole.api.http import HttpTransport, Transport
 from omeconsole.core.adops.audit import AuditLog, default_audit_path
 from omeconsole.core.adops.operations import AdOps
 from omeconsole.core.clock import Clock
 from omeconsole.core.config import Settings
 from omeconsole.core.context import ServerContext
+from omeconsole.core.latency import Latency, LatencyMeter, TimedTransport
+from omeconsole.core.polling.budget import TokenBucket
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 
 
@@ -31,10 +35,16 @@ class Session:
     engine: PollingEngine
     adops: AdOps
     clock: Clock = field(repr=False)
+    meter: LatencyMeter = field(default_factory=LatencyMeter, repr=False)
+    """Round trips of every request this session's client made (polling and sends alike)."""
 
     @property
     def audit(self) -> AuditLog:
         return self.adops.audit
+
+    @property
+    def latency(self) -> Latency:
+        return self.meter.snapshot()
 
     async def aclose(self) -> None:
         self.engine.stop()
@@ -53,22 +63,29 @@ def poll_settings(settings: Settings, *, freeze_gc: bool = False) -> PollSetting
 
 
 def connector(clock: Clock, *, rng: random.Random | None = None, transport: Transport | None = None,
-              audit_path: Path | None = None, demo: bool = False, freeze_gc: bool = False) -> Connector:
+              audit_path: Path | None = None, demo: bool = False, freeze_gc: bool = False,
+              bucket: TokenBucket | None = None, pacing: Callable[[Settings], PollSettings] | None = None) -> Connector:
     """The real thing: a client over HTTP, an engine on `clock`, ad operations with their audit log.
 
     Sends go to `audit_path`, else the user's audit log, or its demo twin for the embedded simulator.
-    `freeze_gc`: the console process's own connector sets it (see `PollSettings.freeze_gc`); tests do not."""
+    `freeze_gc`: the console process's own connector sets it (see `PollSettings.freeze_gc`); tests do not.
+    `bucket`: one request budget for every session this connector makes (a fleet's); by default each
+    engine has its own. `pacing`: the engine's settings from the session's (default `poll_settings`;
+    headless programs keep shorter histories)."""
 
     def connect(settings: Settings) -> Session:
         token = settings.token_value()
+        meter = LatencyMeter()
+        wire = transport if transport is not None else HttpTransport(verify=not settings.insecure)
         client = OmeClient(settings.api_url, token or "", timeout=settings.timeout,
-                           verify=not settings.insecure, transport=transport)
-        engine = PollingEngine(client, clock, poll_settings(settings, freeze_gc=freeze_gc), rng=rng)
+                           verify=not settings.insecure, transport=TimedTransport(wire, meter, clock))
+        polling = pacing(settings) if pacing is not None else poll_settings(settings, freeze_gc=freeze_gc)
+        engine = PollingEngine(client, clock, polling, rng=rng, bucket=bucket)
         context = ServerContext(api_url=client.api_url, profile=settings.profile, read_only=settings.read_only,
                                 demo=demo)
         audit = AuditLog(audit_path or default_audit_path(demo=demo))
         adops = AdOps(client, audit, clock, context, publisher_url=settings.publisher_base(),
                       verify=not settings.insecure, confirm_timeout_s=settings.confirm_timeout)
-        return Session(settings, context, client, engine, adops, clock)
+        return Session(settings, context, client, engine, adops, clock, meter)
 
     return connect

@@ -3,50 +3,88 @@
 The simulator runs in-process, on the app's own event loop, so it starts with the console and
 stops with it (no child process to leak). This is the only console module that imports the
 simulator; the import-linter contract allows exactly this one.
+
+`omeconsole demo --fleet` starts an origin and two edges (`start_fleet`: the edges pull every stream
+over OVT and serve the viewers). Until the console shows a fleet it opens the origin and says where
+the edges are; `demo_fleet_settings` is the fleet as the console sees it (profiles `origin`,
+`edge-1`, `edge-2`), from which `Fleet.connect` builds the fleet.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Awaitable, Callable
 
 from pydantic import SecretStr
 
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import Settings
+from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.session import connector
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
-from simulator.http.server import start_simulator
+from simulator.http.fleet import RunningFleet, start_fleet
+from simulator.http.server import RunningSimulator, start_simulator
 from simulator.world.scenario import ScenarioError, load_scenario
 
 USAGE_EXIT = 2
 """The command line's status for bad usage (the UI does not import the command line)."""
 
 
+FLEET_EDGES = 2
+DEMO_FLEET = "demo"
+
+
+def _demo_server(base: Settings, simulator: RunningSimulator, profile: str | None) -> Settings:
+    return base.model_copy(update={"api_url": simulator.api_url, "publisher_url": simulator.publisher_url,
+                                   "token": SecretStr(simulator.access_token), "profile": profile})
+
+
+def demo_fleet_settings(running: RunningFleet, base: Settings | None = None) -> FleetSettings:
+    """The demo's fleet as the console's config would name it: `origin`, then `edge-1`, `edge-2`, ...;
+    everything but the servers from `base` (theme, interval, budget...)."""
+    base = base or Settings()
+    names = ["origin", *(f"edge-{index}" for index in range(1, len(running.edges) + 1))]
+    servers = tuple(_demo_server(base, server, name) for name, server in zip(names, running.servers, strict=True))
+    return FleetSettings(DEMO_FLEET, servers, base.request_budget)
+
+
+def _where(running: RunningFleet) -> str:
+    edges = ", ".join(f"edge-{index} at {edge.api_url}" for index, edge in enumerate(running.edges, 1))
+    return f"origin at {running.origin.api_url}; {edges} (pulling over OVT, with the viewers)"
+
+
 async def run_demo_async(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
-                         select: str | None = None, clock: Clock | None = None) -> int:
-    simulator = await start_simulator(scenario, api_port=0, publisher_port=0, seed=seed)
+                         select: str | None = None, clock: Clock | None = None, fleet: bool = False) -> int:
+    """`fleet`: an origin and its edges; the console opens the origin (the console's fleet view comes later)."""
+    base = settings or Settings()
+    stop: Callable[[], Awaitable[None]]
+    if fleet:
+        running = await start_fleet(scenario, edges=FLEET_EDGES, seed=seed)
+        server, stop = demo_fleet_settings(running, base).servers[0], running.stop
+        title = f"demo fleet ({scenario}): {_where(running)}"
+        print(f"omeconsole demo --fleet: {_where(running)}; token {running.origin.access_token!r}; "
+              "the console opens the origin", file=sys.stderr)
+    else:
+        simulator = await start_simulator(scenario, api_port=0, publisher_port=0, seed=seed)
+        server, stop = _demo_server(base, simulator, None), simulator.stop
+        title = f"demo: simulated server at {simulator.api_url} ({scenario})"
     try:
-        base = settings or Settings()
-        demo_settings = base.model_copy(update={
-            "api_url": simulator.api_url, "publisher_url": simulator.publisher_url,
-            "token": SecretStr(simulator.access_token), "profile": None,
-        })
         clock = clock or SystemClock()
-        app = ConsoleApp(demo_settings, connector(clock, demo=True, freeze_gc=True), clock,
+        app = ConsoleApp(server, connector(clock, demo=True, freeze_gc=True), clock,
                          select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP,
                          chart_gap=CHART_GAP)
-        app.sub_title = f"demo: simulated server at {simulator.api_url} ({scenario})"
+        app.sub_title = title
         await app.run_async()
         return app.return_code or 0
     finally:
-        await simulator.stop()
+        await stop()
 
 
 def run_demo(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
-             select: str | None = None) -> int:
+             select: str | None = None, fleet: bool = False) -> int:
     """Blocking entry point for the command line (`omeconsole demo`); returns the exit status.
 
     `settings` supply everything but the server (theme, keymap, interval...); the address and token
@@ -58,7 +96,7 @@ def run_demo(settings: Settings | None = None, *, scenario: str = "demo", seed: 
     except ScenarioError as error:
         print(f"omeconsole: {visible(str(error))}", file=sys.stderr)
         return USAGE_EXIT
-    return asyncio.run(run_demo_async(settings, scenario=scenario, seed=seed, select=select))
+    return asyncio.run(run_demo_async(settings, scenario=scenario, seed=seed, select=select, fleet=fleet))
 
 
 if __name__ == "__main__":
@@ -68,5 +106,7 @@ if __name__ == "__main__":
     parser.add_argument("--scenario", default="demo", help="demo, scale, empty or a TOML file")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--select", help="vhost[/app[/stream]] to open with")
+    parser.add_argument("--fleet", action="store_true", help="an origin and two edges; the console opens the origin")
     arguments = parser.parse_args()
-    raise SystemExit(run_demo(scenario=arguments.scenario, seed=arguments.seed, select=arguments.select))
+    raise SystemExit(run_demo(scenario=arguments.scenario, seed=arguments.seed, select=arguments.select,
+                              fleet=arguments.fleet))

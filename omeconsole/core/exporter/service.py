@@ -1,9 +1,13 @@
-"""The exporter as one object: the polling engine headless, the alert rules, the webhooks, the listener.
+"""The exporter as one object: the polling engines headless, the alert rules, the webhooks, the listener.
 
-`run()` is the long-running process of `omeconsole exporter`: the engine polls under its budget, every
-interval the watch list is refreshed and the alert rules evaluated, webhook senders drain their queues,
-and uvicorn serves `/metrics` and `/alerts` on the same event loop. Tests drive the same object one
-step at a time (`step()`, `tick()`) on injected clocks.
+`run()` is the long-running process of `omeconsole exporter`: the engines poll under one budget, every
+interval the watch lists are refreshed and the alert rules evaluated, webhook senders drain their
+queues, and uvicorn serves `/metrics` and `/alerts` on the same event loop. Tests drive the same object
+one step at a time (`step()`, `tick()`) on injected clocks.
+
+One server, or every server of a fleet (`fleet=`): each server is a session of the fleet (its own
+engine, link and back-off, under the fleet's one request budget), with its own alert evaluator and
+audit feed, and its series labelled `server` = its profile's name; the webhooks are shared.
 
 What is polled: every virtual host and application, then the streams in the order `--max-streams`
 exports them, then the rest (they must be read once to be ranked). With the API's one request per node
@@ -19,12 +23,12 @@ import logging
 import random
 import socket
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import uvicorn
 from prometheus_client import CollectorRegistry
 
-from omeconsole.api.client import OmeClient
 from omeconsole.api.http import Transport
 from omeconsole.api.webhook import WebhookClient
 from omeconsole.core.adops.audit import AuditLog
@@ -38,6 +42,8 @@ from omeconsole.core.clock import Clock
 from omeconsole.core.config import Settings
 from omeconsole.core.exporter.collector import ExportedServer, ExporterCollector
 from omeconsole.core.exporter.http import ExporterApp
+from omeconsole.core.fleet.fleet import Fleet, FleetMember
+from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.core.text import visible
 from omeconsole.model.nodes import Listing
@@ -70,25 +76,53 @@ def _log_transition(transition: Transition) -> None:
         log.info("alert %s resolved on %s", visible(alert.key.rule), visible(where))
 
 
+def _pacing(settings: Settings) -> PollSettings:
+    """Rates need only the previous reading and the rules keep their own windows: no long history here."""
+    return PollSettings(interval=settings.interval, listing_interval=settings.listing_interval,
+                        request_budget=settings.request_budget, max_concurrency=settings.max_concurrency,
+                        history_seconds=2 * settings.interval, keep_recent_histories=0)
+
+
+@dataclass
+class ServerExport:
+    """One server's part of the exporter: its session's engine, what the rules observe, its alerts."""
+
+    name: str
+    """The `server` label."""
+    member: FleetMember
+    observed: Observed
+    audit: AuditFeed
+    evaluator: AlertEvaluator
+    exported: ExportedServer
+    watched_listing: Listing | None = None
+
+    @property
+    def engine(self) -> PollingEngine:
+        return self.member.engine
+
+
 class Exporter:
-    def __init__(self, settings: Settings, clock: Clock, *, max_streams: int | None = None,
-                 transport: Transport | None = None, rng: random.Random | None = None,
-                 audit: AuditReader | None = None, environ: Mapping[str, str] | None = None,
-                 webhook_transport: Transport | None = None,
+    def __init__(self, settings: Settings, clock: Clock, *, fleet: FleetSettings | None = None,
+                 max_streams: int | None = None, transport: Transport | None = None,
+                 rng: random.Random | None = None, audit: AuditReader | None = None,
+                 environ: Mapping[str, str] | None = None, webhook_transport: Transport | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
+        """`settings`: the server, or with `fleet` the settings whose webhooks, interval and listener
+        apply to the whole fleet (the command line passes the fleet's first server's)."""
         self.settings = settings
         self.clock = clock
-        self.name = server_name(settings)
-        self.client = OmeClient(settings.api_url, settings.token_value() or "", timeout=settings.timeout,
-                                verify=not settings.insecure, transport=transport)
-        # Rates need only the previous reading and the rules keep their own windows: no long history here.
-        poll = PollSettings(interval=settings.interval, listing_interval=settings.listing_interval,
-                            request_budget=settings.request_budget, max_concurrency=settings.max_concurrency,
-                            history_seconds=2 * settings.interval, keep_recent_histories=0)
-        self.engine = PollingEngine(self.client, clock, poll, rng=rng)
-        self.observed = Observed(EngineSource(self.engine))
-        self.audit = AuditFeed(audit if audit is not None else AuditLog(), self.client.api_url)
-        self.evaluator = AlertEvaluator(settings.alerts, self.observed, clock, server=self.name, audit=self.audit)
+        self.name = f"fleet {fleet.name}" if fleet is not None else server_name(settings)
+        self.fleet = Fleet.connect(fleet or FleetSettings.single(settings), clock, rng=rng, transport=transport,
+                                   pacing=_pacing)
+        reader = audit if audit is not None else AuditLog()
+        self.servers: list[ServerExport] = []
+        for member in self.fleet:
+            name = member.profile if fleet is not None else server_name(settings)
+            observed = Observed(EngineSource(member.engine))
+            feed = AuditFeed(reader, member.session.client.api_url)
+            evaluator = AlertEvaluator(member.session.settings.alerts, observed, clock, server=name, audit=feed)
+            self.servers.append(ServerExport(name, member, observed, feed, evaluator,
+                                             ExportedServer(name, observed, evaluator, feed)))
         self.webhooks: list[WebhookDispatcher] = []
         self._webhook_clients: list[WebhookClient] = []
         for config in settings.webhooks:
@@ -96,42 +130,59 @@ class Exporter:
                                    verify=not config.insecure, transport=webhook_transport)
             self._webhook_clients.append(poster)
             self.webhooks.append(WebhookDispatcher(config, poster, clock, rng=rng))
-        self.evaluator.add_listener(_log_transition)
-        if self.webhooks:
-            self.evaluator.add_listener(notifier(self.webhooks, clock))
-        self.server = ExportedServer(self.name, self.observed, self.evaluator, self.audit, self.webhooks)
-        self.collector = ExporterCollector([self.server], clock, max_streams=max_streams)
+        deliver = notifier(self.webhooks, clock) if self.webhooks else None
+        for server in self.servers:
+            server.evaluator.add_listener(_log_transition)
+            if deliver is not None:
+                server.evaluator.add_listener(deliver)
+        if self.servers:  # the deliveries are the exporter's, counted once (with the first server's series)
+            self.servers[0].exported.webhooks = self.webhooks
+        self.collector = ExporterCollector([server.exported for server in self.servers], clock,
+                                           max_streams=max_streams)
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(self.collector)
         self.app = ExporterApp(self.registry, self.alerts_document)
-        self._watched_listing: Listing | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._http: uvicorn.Server | None = None
         self._stopped = asyncio.Event()
 
+    @property
+    def engine(self) -> PollingEngine:
+        """The first server's engine (the only one, for a single server)."""
+        return self.servers[0].engine
+
+    @property
+    def evaluator(self) -> AlertEvaluator:
+        """The first server's alert evaluator (the only one, for a single server)."""
+        return self.servers[0].evaluator
+
     def alerts_document(self) -> dict[str, object]:
-        return alerts_document(self.evaluator.alerts(), [w.stats for w in self.webhooks], self.clock)
+        alerts = [alert for server in self.servers for alert in server.evaluator.alerts()]
+        return alerts_document(alerts, [w.stats for w in self.webhooks], self.clock)
 
     # -- one step at a time (the run loop, and tests on injected clocks) -------------------------------
 
     async def step(self) -> list[Transition]:
-        """One engine cycle, then `tick()`."""
-        await self.engine.poll_cycle()
+        """One cycle of every engine, then `tick()`."""
+        await self.fleet.poll_cycle()
         return self.tick()
 
     def tick(self) -> list[Transition]:
-        """Refresh what is polled if the listing moved, then one alert pass."""
-        self._refresh_watch()
-        return self.evaluator.evaluate()
+        """Refresh what is polled where a listing moved, then one alert pass on every server."""
+        transitions: list[Transition] = []
+        for server in self.servers:
+            self._refresh_watch(server)
+            transitions += server.evaluator.evaluate()
+        return transitions
 
-    def _refresh_watch(self) -> None:
-        source = self.observed.source
+    def _refresh_watch(self, server: ServerExport) -> None:
+        source = server.observed.source
         listing = source.listing()
-        if listing is self._watched_listing:
+        if listing is server.watched_listing:
             return
-        self._watched_listing = listing
+        server.watched_listing = listing
         parents = [NodePath(v) for v in listing] + [NodePath(v, a) for v, apps in listing.items() for a in apps]
-        exported = [view.path for view in self.collector.exported_streams(self.server)]
+        exported = [view.path for view in self.collector.exported_streams(server.exported)]
         everything = [NodePath(v, a, s) for v, apps in listing.items() for a, streams in apps.items()
                       for s in streams.live]
         source.watch([*parents, *exported, *everything])
@@ -168,7 +219,7 @@ class Exporter:
     async def run(self) -> None:
         """Polls, evaluates and delivers until `stop()` (or the HTTP server is told to exit by a signal)."""
         self.start_webhooks()
-        engine = asyncio.create_task(self.engine.run(), name="exporter-engine")
+        engine = asyncio.create_task(self.fleet.run(), name="exporter-engine")
         self._tasks.append(engine)
         stopped = asyncio.ensure_future(self._stopped.wait())
         try:
@@ -176,17 +227,18 @@ class Exporter:
                 self.tick()
                 if self._http is not None and self._http.should_exit:
                     break
-                sleep = asyncio.ensure_future(self.clock.sleep(self.engine.interval))
+                interval = min(server.engine.interval for server in self.servers)
+                sleep = asyncio.ensure_future(self.clock.sleep(interval))
                 await asyncio.wait({sleep, stopped, engine}, return_when=asyncio.FIRST_COMPLETED)
                 sleep.cancel()
                 if engine.done():
-                    engine.result()  # the engine never ends by itself: surface what ended it
+                    engine.result()  # the engines never end by themselves: surface what ended them
         finally:
             stopped.cancel()
 
     def stop(self) -> None:
         self._stopped.set()
-        self.engine.stop()
+        self.fleet.stop()
         if self._http is not None:
             self._http.should_exit = True
 
@@ -200,7 +252,7 @@ class Exporter:
         self._tasks.clear()
         for poster in self._webhook_clients:
             await poster.aclose()
-        await self.client.aclose()
+        await self.fleet.aclose()
 
     async def __aenter__(self) -> Exporter:
         return self

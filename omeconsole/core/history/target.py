@@ -32,4 +32,7 @@ class Target:
         return cls(profile, path)
 
     def __str__(self) -> str:
-        return f"{self.profile}:{self.path}" if self.profile else str(self.path)
+        """The form `parse` reads back (raw server text: show it through the display rules, never raw)."""
+        if self.profile:
+            return f"{self.profile}:{self.path}"
+        return f":{self.path}" if ":" in self.path.vhost else str(self.path)

@@ -87,7 +87,9 @@ class TokenBucket:
             share.tokens -= granted
         return granted
 
-    def seconds_until(self, tokens: int = 1) -> float:
+    def seconds_until(self, tokens: int = 1, sharer: object | None = None) -> float:
+        """Seconds until `tokens` are there. `sharer`: who will ask (its part of a shared bucket may fill
+        at another pace: a subclass dividing the bucket otherwise answers for it; here the bucket's)."""
         self._refill()
         missing = tokens - self._tokens
         return 0.0 if missing <= 0 else missing / self._rate

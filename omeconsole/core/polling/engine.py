@@ -306,8 +306,9 @@ class PollingEngine:
                 self._link.failed(internal_error_text(error), now)
                 due = now + self._interval
         if due <= now:  # due now: waiting for the budget, for a batch rather than a request at a time
+            sharer = self if self._link.up or self._link.server is None else None  # as `_launch` asks
             due = now + self._bucket.seconds_until(DETECT_COST if self._link.server is None
-                                                   else self.settings.max_concurrency)
+                                                   else self.settings.max_concurrency, sharer)
         return max(MIN_SLEEP_S, min(self._interval, due - now))
 
     def _collect(self) -> EngineUpdate | None:

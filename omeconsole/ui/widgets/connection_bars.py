@@ -1,8 +1,9 @@
 """Connections per protocol as bars with their numbers: inbound (providers) or outbound (publishers).
 
 Protocols with connections get a bar each; the idle ones are named on one muted line, so the panel
-stays short and a missing bar still visibly means zero. When the server does not report a direction
-at all (v1 has no inbound counters) the panel says n/a instead of drawing zeros.
+stays short and a missing bar still visibly means zero. The panel does not shrink by one line, so a
+count flapping between 0 and 1 does not move the screen once a second. When the server does
+not report a direction at all (v1 has no inbound counters) the panel says n/a instead of zeros.
 """
 
 from __future__ import annotations
@@ -38,23 +39,26 @@ class ConnectionBars(Static):
         self._counts: Mapping[str, int] | None = None
         self._lines = 0
 
-    def show(self, counts: Mapping[str, int] | None) -> None:
-        """None means the server does not report this direction."""
-        if counts == self._counts:
+    def show(self, counts: Mapping[str, int] | None, *, fresh: bool = False) -> None:
+        """None means the server does not report this direction. `fresh`: another node than before."""
+        if fresh:
+            self._lines = 0
+        if counts == self._counts and not fresh:
             return
         self._counts = dict(counts) if counts is not None else None
         self._draw()
 
     def on_resize(self) -> None:
-        # The bars are as long as the panel is wide: the height the layout measured was for the old bars.
-        self._draw(resized=True)
+        self._lines = 0  # the bars are as long as the panel is wide: its height is measured again
+        self._draw()
 
-    def _draw(self, *, resized: bool = False) -> None:
-        """Draw, and say the panel's height when it changes (its lines as wrapped at this width).
+    def _draw(self) -> None:
+        """Draw; the panel grows to the lines it needs at once, and shrinks only by two lines or more.
 
-        The panel sets its height itself: inside the detail's row of two panels, Textual measures an
-        auto height at a width narrower than the one it then draws at, so bars drawn to the full width
-        were counted as wrapped and the panel kept empty rows.
+        A protocol whose count flaps between 0 and 1 would otherwise move every panel below it up and
+        down once a second, and lay the whole screen out each time. The panel sets its height itself:
+        inside the detail's row of two panels, Textual measures an auto height at a width narrower
+        than the one it then draws at, so bars drawn to the full width were counted as wrapped.
         """
         text = self._text()
         width = self.content_size.width
@@ -62,9 +66,9 @@ class ConnectionBars(Static):
         if not width:
             return
         lines = len(text.wrap(self.app.console, width))
-        if resized or lines != self._lines:
+        if lines > self._lines or lines < self._lines - 1:
+            self._lines = lines
             self.styles.height = lines + self.styles.gutter.height
-        self._lines = lines
 
     def _text(self) -> Text:
         muted = self.app.theme_variables.get("muted", "")

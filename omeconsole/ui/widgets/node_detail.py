@@ -98,5 +98,5 @@ class NodeDetail(VerticalScroll):
         self.query_one("#spark-in", RateSparkline).show(series[0].ys)
         self.query_one("#spark-out", RateSparkline).show(series[1].ys)
         stats = latest.stats if latest else None
-        self.query_one("#bars-in", ConnectionBars).show(stats.connections_in if stats else None)
-        self.query_one("#bars-out", ConnectionBars).show(stats.connections_out if stats else None)
+        self.query_one("#bars-in", ConnectionBars).show(stats.connections_in if stats else None, fresh=not same_node)
+        self.query_one("#bars-out", ConnectionBars).show(stats.connections_out if stats else None, fresh=not same_node)

@@ -1,0 +1,49 @@
+"""The connection panels: bars as wide as the panel, a height that holds still when a count flaps."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.geometry import Region
+
+from omeconsole.ui.widgets.connection_bars import ConnectionBars
+
+PROTOCOLS = ("llhls", "hlsv3", "webrtc", "srt")
+
+
+class PanelHost(App[None]):
+    CSS = "ConnectionBars { width: 1fr; height: auto; border: round $primary; padding: 0 1; }"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield ConnectionBars("inbound", PROTOCOLS, id="in")
+            yield ConnectionBars("outbound", PROTOCOLS, id="out")
+
+
+def lines(panel: ConnectionBars) -> list[str]:
+    return [strip.text for strip in panel.render_lines(Region(0, 0, panel.outer_size.width, panel.outer_size.height))]
+
+
+async def test_a_flapping_count_does_not_move_the_screen_and_another_node_starts_afresh() -> None:
+    app = PanelHost()
+    async with app.run_test(size=(90, 20)) as pilot:
+        panel = app.query_one("#out", ConnectionBars)
+        panel.show({"llhls": 9, "hlsv3": 4, "webrtc": 1}, fresh=True)
+        await pilot.pause()
+        drawn = lines(panel)
+        assert panel.outer_size.height == 2 + 4, "three bars and the idle line, in a border"
+        assert all(line.endswith("│") and line.startswith("│") for line in drawn[1:-1]), "no bar wraps"
+        assert "llhls" in drawn[1] and drawn[1].rstrip("│ ").endswith("9")
+        panel.show({"llhls": 9, "hlsv3": 4, "webrtc": 0})  # webrtc drops to 0: one bar fewer
+        await pilot.pause()
+        assert panel.outer_size.height == 6, "one line fewer: the panel (and all below it) holds still"
+        assert not any("webrtc █" in line for line in lines(panel))
+        panel.show({"llhls": 9})  # two bars fewer: the room is given back
+        await pilot.pause()
+        assert panel.outer_size.height == 2 + 2
+        panel.show({"llhls": 2}, fresh=True)  # another node
+        await pilot.pause()
+        assert panel.outer_size.height == 2 + 2
+        panel.show(None, fresh=True)
+        await pilot.pause()
+        assert "n/a (not reported by this server)" in "\n".join(lines(panel))
