@@ -208,7 +208,8 @@ async def test_read_only_is_said_in_the_dialogs_and_nothing_is_sent(sim, tmp_pat
         await pilot.pause()
         assert isinstance(app.screen, StreamScreen)
         said = [t for t in toasts(app) if "read-only mode: nothing is sent" in t]
-        assert len(said) == 2 and any(t.startswith("cue-out") for t in said) and any(t.startswith("cue-in") for t in said)
+        assert len(said) == 2
+        assert any(t.startswith("cue-out") for t in said) and any(t.startswith("cue-in") for t in said)
         await pilot.press("a")
         assert "READ-ONLY" in _text(app.screen, "#adbreak-context")
     assert _bodies(simulator) == []

@@ -84,7 +84,8 @@ def tell(app: App[Any], outcome: SendOutcome, unseen_warnings: Sequence[str] = (
     """The outcome, once: the server's words as data (never markup, never a control character), and the
     plan's notes when no confirmation showed them."""
     message = outcome.message + (f" — {outcome.audit_problem}" if outcome.audit_problem else "")
-    app.notify("\n".join(visible(line) for line in (message, *unseen_warnings)), title=visible(f"{outcome.action} · {outcome.plan.target}"), markup=False,
+    app.notify("\n".join(visible(line) for line in (message, *unseen_warnings)),
+               title=visible(f"{outcome.action} · {outcome.plan.target}"), markup=False,
                severity=_SEVERITY.get(outcome.status, "error"), timeout=10 if outcome.status == "unknown" else 5)
 
 
