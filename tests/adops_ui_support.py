@@ -208,6 +208,13 @@ def text_of(widget: Widget) -> str:
     return "\n".join("".join(segment.text for segment in line) for line in rendered(widget))
 
 
+async def sends_done(app: App[Any]) -> None:
+    """Until every flow the keys started (worker group "adops") has finished."""
+    sends = [w for w in app.workers if w.group == "adops"]
+    if sends:  # an empty list would mean "every worker", an engine's included, which never ends
+        await app.workers.wait_for_complete(sends)
+
+
 def toasts(app: App[Any]) -> list[str]:
     """Every notification on screen: its title, a new line, its message, as the toast draws them."""
     return [str(toast.render()) for toast in app.screen.query("Toast")]

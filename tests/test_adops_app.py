@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from adops_ui_support import toasts
+from adops_ui_support import sends_done, toasts
 from textual.widgets import Static
 from ui_support import (
     SEED,
@@ -49,12 +49,6 @@ def _bodies(sim: ThreadedSimulator) -> list[object]:
     return sim.call(read)
 
 
-async def _sends_done(app: ConsoleApp) -> None:
-    sends = [w for w in app.workers if w.group == "adops"]
-    if sends:  # an empty list would mean "every worker", the engine's included, which never ends
-        await app.workers.wait_for_complete(sends)
-
-
 async def test_o_on_the_selected_stream_sends_once_and_the_panel_confirms(
         quiet_ui, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
     app = _app(threaded_sim, console_clock, tmp_path)
@@ -66,7 +60,7 @@ async def test_o_on_the_selected_stream_sends_once_and_the_panel_confirms(
         await pilot.press("enter")  # the default, 30 s
         assert isinstance(app.screen, ConfirmSend)
         await pilot.press("y")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.pause()
         assert _bodies(threaded_sim) == [{"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}]
         assert [t.splitlines()[0] for t in toasts(app)] == ["cue-out · default/app/news"], "said once"
@@ -96,7 +90,7 @@ async def test_read_only_setting_is_said_and_sends_nothing(quiet_ui, threaded_si
         assert isinstance(app.screen, CueOutDialog)
         assert "READ-ONLY" in str(app.screen.query_one("#banner", Static).content)
         await pilot.press("enter", "i")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.pause()
         assert not isinstance(app.screen, CueOutDialog)
         assert sum("read-only mode: nothing is sent" in t for t in toasts(app)) == 2

@@ -14,10 +14,9 @@ from typing import Any
 
 import pytest
 from adops_support import SharedClock
-from adops_ui_support import AdOpsHost, Rig, StreamScreen, text_of, toasts
+from adops_ui_support import AdOpsHost, Rig, StreamScreen, sends_done, text_of, toasts
 from conftest import TEST_TOKEN, running_simulator
 from pydantic import SecretStr
-from textual.app import App
 from textual.widgets import Button, DataTable, Input, Select, Static
 
 from omeconsole.core.adops.ad_break import BreakState
@@ -58,12 +57,6 @@ def _text(screen: Any, selector: str) -> str:
     return str(screen.query_one(selector, Static).content)
 
 
-async def _sends_done(app: App[Any]) -> None:
-    sends = [w for w in app.workers if w.group == "adops"]
-    if sends:
-        await app.workers.wait_for_complete(sends)
-
-
 async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_path: Path) -> None:
     simulator, clock = sim
     app = _host(simulator, clock, tmp_path / "audit.jsonl")
@@ -83,7 +76,7 @@ async def test_cue_out_key_dialog_confirm_panel_through_a_whole_break(sim, tmp_p
         assert request.startswith("POST /v1/vhosts/default/apps/app/streams/stream:sendEvent on 127.0.0.1:")
         assert request.endswith('\n{"eventFormat":"cue","events":[{"cueType":"out","duration":60000}]}')
         await pilot.press("y")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.pause()
         assert _bodies(simulator) == [CUE_OUT_60]
         assert [t for t in toasts(app) if "cue-out" in t] == [t for t in toasts(app) if "cue-out accepted" in t]
@@ -144,7 +137,7 @@ async def test_id3_dialog_frames_come_back_out_of_the_media(sim, tmp_path: Path)
         await pilot.click("#type-2")
         await pilot.press(*"PRIV", "tab", *"com.example", "tab", *"private-bytes")
         await pilot.press("enter")  # confirmation is off for id3 in this config and nothing is empty: sent
-        await _sends_done(app)
+        await sends_done(app)
         sent = [{"frameType": "TXXX", "info": "adId", "data": "spot-7"},
                 {"frameType": "TIT2", "data": "Song title"},
                 {"frameType": "PRIV", "info": "com.example", "data": "private-bytes"}]
@@ -168,13 +161,13 @@ async def test_enter_on_an_empty_id3_frame_never_sends_it_silently(sim, tmp_path
         assert "⚠ frame 1 (TXXX) has no value" in _text(confirm, "#warnings")
         assert confirm.focused is confirm.query_one("#no", Button)
         await pilot.press("enter")  # on Cancel
-        await _sends_done(app)
+        await sends_done(app)
         assert isinstance(app.screen, StreamScreen) and _bodies(simulator) == []
         await pilot.press("m", "tab", *"adId", "enter", "y")
         assert "y again sends" in _text(app.screen, "#confirm-hint")
         assert _bodies(simulator) == []
         await pilot.press("y")  # confirmed twice: sent as it is
-        await _sends_done(app)
+        await sends_done(app)
     assert _bodies(simulator) == [{"eventFormat": "id3v2", "eventType": "event",
                                    "events": [{"frameType": "TXXX", "info": "adId", "data": ""}]}]
 
@@ -187,7 +180,7 @@ async def test_a_bad_frame_id_is_said_in_the_dialog_and_nothing_leaves(sim, tmp_
         assert isinstance(app.screen, Id3Dialog)
         assert "ABCD is not a frame id servers take" in _text(app.screen, "#id3-error")
         await pilot.press("escape")
-        await _sends_done(app)
+        await sends_done(app)
     assert _bodies(simulator) == []
 
 
@@ -199,12 +192,12 @@ async def test_read_only_is_said_in_the_dialogs_and_nothing_is_sent(sim, tmp_pat
         assert isinstance(app.screen, CueOutDialog)
         assert _text(app.screen, "#banner").startswith(" READ-ONLY  read-only mode: nothing is sent")
         await pilot.press("enter")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.press("m")
         assert isinstance(app.screen, Id3Dialog)
         assert "READ-ONLY" in _text(app.screen, "#banner")
         await pilot.press("escape", "i")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.pause()
         assert isinstance(app.screen, StreamScreen)
         said = [t for t in toasts(app) if "read-only mode: nothing is sent" in t]
@@ -228,12 +221,12 @@ async def test_cue_in_with_no_break_on_air_warns_and_asks_twice(sim, tmp_path: P
         assert "⚠ no ad break is on air on this stream" in _text(confirm, "#warnings")
         assert _text(confirm, "#plan").endswith('\n{"eventFormat":"cue","events":[{"cueType":"in"}]}')
         await pilot.press("enter")
-        await _sends_done(app)
+        await sends_done(app)
         assert isinstance(app.screen, StreamScreen) and _bodies(simulator) == []
         await pilot.press("i")
         await pilot.pause()
         await pilot.press("y", "y")
-        await _sends_done(app)
+        await sends_done(app)
     assert _bodies(simulator) == [{"eventFormat": "cue", "events": [{"cueType": "in"}]}]
 
 
@@ -246,7 +239,7 @@ async def test_a_second_press_while_the_first_is_in_flight_says_so(sim, tmp_path
         assert isinstance(app.screen, CueOutDialog)
         assert "cue-out is still being sent" in _text(app.screen, "#banner")
         await pilot.press("enter", "i")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.pause()
         assert len([t for t in toasts(app) if "cue-out is still being sent" in t]) == 2
         assert isinstance(app.screen, StreamScreen)
@@ -290,7 +283,7 @@ async def test_id3_template_from_the_config_fills_the_dialog(sim, tmp_path: Path
             '{"eventFormat":"id3v2","eventType":"audio","events":[{"frameType":"TIT2","data":"Track"},'
             '{"frameType":"TXXX","info":"artist","data":"Band"}]}]')
         await pilot.press("y")
-        await _sends_done(app)
+        await sends_done(app)
         assert isinstance(app.screen, StreamScreen)
     assert _bodies(simulator) == [{"eventFormat": "id3v2", "eventType": "audio", "events": [
         {"frameType": "TIT2", "data": "Track"}, {"frameType": "TXXX", "info": "artist", "data": "Band"}]}]

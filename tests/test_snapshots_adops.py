@@ -61,6 +61,9 @@ def world() -> Iterator[FrozenWorld]:
         simulator.advance(10)
         now_ms = simulator.call(lambda: simulator.clock.now_ms())
         yield FrozenWorld(simulator, datetime.fromtimestamp(now_ms / 1000, UTC))
+        # The publisher holds blocked playlist reloads until their deadline, even after the client
+        # left; let it pass so the simulator can stop.
+        simulator.advance(20)
 
 
 def _audit_line(kind: str, send_id: str, server: str, profile: str | None, **more: Any) -> str:

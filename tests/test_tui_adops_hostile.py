@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from adops_support import SharedClock
-from adops_ui_support import AdOpsHost, Rig, named_rig, rendered, text_of, toasts
+from adops_ui_support import AdOpsHost, Rig, named_rig, rendered, sends_done, text_of, toasts
 from conftest import TEST_TOKEN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -106,12 +106,6 @@ def interpretable(app: App[Any]) -> list[str]:
     return found
 
 
-async def _sends_done(app: App[Any]) -> None:
-    sends = [w for w in app.workers if w.group == "adops"]
-    if sends:
-        await app.workers.wait_for_complete(sends)
-
-
 async def test_reply_with_markup_is_said_as_it_came_and_a_click_on_it_does_nothing(servers: Servers,
                                                                                    tmp_path: Path) -> None:
     screenshot = tmp_path / "pwned.svg"
@@ -119,7 +113,7 @@ async def test_reply_with_markup_is_said_as_it_came_and_a_click_on_it_does_nothi
     app = AdOpsHost(servers.rig(tmp_path / "audit.jsonl"), NodePath("default", "app", "stream"))
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await pilot.press("m", "tab", *"adId", "tab", *"spot-1", "enter")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.pause()
         said = toasts(app)
         assert len(said) == 1 and f"{servers.message}" in said[0], said
@@ -139,7 +133,7 @@ async def test_brackets_in_a_refusal_stay_in_the_toast_and_the_events(servers: S
     app = AdOpsHost(servers.rig(tmp_path / "audit.jsonl"), NodePath("default", "app", "stream"))
     async with app.run_test(size=(160, 40), notifications=True) as pilot:
         await pilot.press("o", "enter")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.pause()
         said = toasts(app)
         assert len(said) == 1 and servers.message in said[0], said
@@ -191,7 +185,7 @@ async def test_control_characters_in_a_reply_never_reach_the_terminal(servers: S
     app = AdOpsHost(servers.rig(tmp_path / "audit.jsonl"), NodePath("default", "app", "stream"))
     async with app.run_test(size=(160, 40), notifications=True) as pilot:
         await pilot.press("o", "enter")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.pause()
         assert any(f"OK {NASTY_SHOWN}" in toast for toast in toasts(app))
         assert interpretable(app) == []  # on the ad-break panel, which the accepted cue-out opened
