@@ -56,6 +56,10 @@ CONNECTED = LinkState(status="connected", message="connected", server=ServerInfo
     edition="enterprise", version="0.17.1", git_version="v0.17.1", stats_api="v2", events_supported=True))
 
 
+TOASTS_STAY_S = 3600.0
+"""A toast's timeout is real time: on a loaded machine a test could outrun it; in tests they stay."""
+
+
 @dataclass
 class Rig:
     """What a console session hands the ad-ops screens."""
@@ -134,6 +138,8 @@ class StreamScreen(Screen[None]):
 
 class AdOpsHost(App[None]):
     """An app around one rig: `first(rig)` is the screen in front (a `StreamScreen` by default)."""
+
+    NOTIFICATION_TIMEOUT = TOASTS_STAY_S
 
     def __init__(self, rig: Rig, path: NodePath, *, theme: str = "ome-dark",
                  first: Callable[[Rig], Screen[Any]] | None = None) -> None:

@@ -232,6 +232,8 @@ def quiet_ui(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     Autouse in every module that imports it (the UI test modules do).
     """
     monkeypatch.setattr(Input, "cursor_blink", False)
+    # A toast's timeout is real time, which a test on a loaded machine could outrun.
+    monkeypatch.setattr(ConsoleApp, "NOTIFICATION_TIMEOUT", 3600.0)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("OMECONSOLE_CONFIG", str(tmp_path / "config" / "omeconsole" / "config.toml"))

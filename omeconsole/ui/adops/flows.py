@@ -86,7 +86,8 @@ def tell(app: App[Any], outcome: SendOutcome, unseen_warnings: Sequence[str] = (
     message = outcome.message + (f" — {outcome.audit_problem}" if outcome.audit_problem else "")
     app.notify("\n".join(visible(line) for line in (message, *unseen_warnings)),
                title=visible(f"{outcome.action} · {outcome.plan.target}"), markup=False,
-               severity=_SEVERITY.get(outcome.status, "error"), timeout=10 if outcome.status == "unknown" else 5)
+               severity=_SEVERITY.get(outcome.status, "error"),
+               timeout=app.NOTIFICATION_TIMEOUT * (2 if outcome.status == "unknown" else 1))
 
 
 def follow(app: App[Any], controller: StreamController, confirmation: asyncio.Future[Sighting]) -> None:
