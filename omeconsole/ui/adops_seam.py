@@ -25,6 +25,7 @@ from omeconsole.core.adops.controller import SendOutcome, StreamController
 from omeconsole.core.adops.matcher import Sighting
 from omeconsole.core.adops.plan import SendPlan
 from omeconsole.core.config import Settings
+from omeconsole.core.context import host_port
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops import ADOPS_BINDINGS as _PACKAGE_BINDINGS
@@ -56,40 +57,52 @@ def _refused(app: App[Any], plan: SendPlan, *, about_content: bool = True) -> bo
     return True
 
 
+def _server(settings: Settings) -> str:
+    """The one server a send goes to: `edge-1 (127.0.0.1:8081)`, or `127.0.0.1:8081` without a profile."""
+    server = host_port(settings.api_url)
+    return f"{settings.profile} ({server})" if settings.profile else server
+
+
+def _where(controller: StreamController, settings: Settings) -> str:
+    return f"{controller.path} on {_server(settings)}"
+
+
 async def cue_out_flow(app: App[Any], controller: StreamController, settings: Settings) -> SendOutcome | None:
     probe = controller.plan_cue_out(settings.cue_out_default_s)
     if _refused(app, probe):
         return None
     warning = "; ".join(w.message for w in probe.warnings if w.code == "break-already-on")
-    seconds = await app.push_screen_wait(CueOutDialog(visible(str(controller.path)), settings.cue_out_default_s,
-                                                      warning))
+    seconds = await app.push_screen_wait(CueOutDialog(visible(_where(controller, settings)),
+                                                      settings.cue_out_default_s, warning))
     if seconds is None:
         return None
+    question = f"Start a {seconds:g} s ad break on {_where(controller, settings)}?"
     return await _confirm_and_send(app, controller, controller.plan_cue_out(seconds), settings.confirm.cue_out,
-                                   f"Start a {seconds:g} s ad break on {controller.path}?")
+                                   _server(settings), question)
 
 
 async def cue_in_flow(app: App[Any], controller: StreamController, settings: Settings) -> SendOutcome | None:
     plan = controller.plan_cue_in()
     if _refused(app, plan):
         return None
-    return await _confirm_and_send(app, controller, plan, settings.confirm.cue_in,
-                                   f"End the ad break on {controller.path} now?")
+    return await _confirm_and_send(app, controller, plan, settings.confirm.cue_in, _server(settings),
+                                   f"End the ad break on {_where(controller, settings)} now?")
 
 
 async def id3_flow(app: App[Any], controller: StreamController, settings: Settings) -> SendOutcome | None:
     if _refused(app, controller.plan_id3([], "event"), about_content=False):
         return None
-    request = await app.push_screen_wait(Id3Dialog(visible(str(controller.path)), list(settings.id3_templates)))
+    request = await app.push_screen_wait(Id3Dialog(visible(_where(controller, settings)),
+                                                   list(settings.id3_templates)))
     if request is None:
         return None
     names = ", ".join(frame.frameType for frame in request.frames)
     return await _confirm_and_send(app, controller, controller.plan_id3(request.frames, request.event_type),
-                                   settings.confirm.id3,
-                                   f"Send ID3 ({names}, {request.event_type}) to {controller.path}?")
+                                   settings.confirm.id3, _server(settings),
+                                   f"Send ID3 ({names}, {request.event_type}) to {_where(controller, settings)}?")
 
 
-async def _confirm_and_send(app: App[Any], controller: StreamController, plan: SendPlan, ask: bool,
+async def _confirm_and_send(app: App[Any], controller: StreamController, plan: SendPlan, ask: bool, server: str,
                             question: str) -> SendOutcome | None:
     """The plan shown (unless the config turns that off and it has nothing to confirm), then sent once;
     the playlist is read until its confirmation is in."""
@@ -105,7 +118,7 @@ async def _confirm_and_send(app: App[Any], controller: StreamController, plan: S
         raise
     severity = {"accepted": "information", "blocked": "warning"}.get(outcome.status, "error")
     message = outcome.message + (f" — {outcome.audit_problem}" if outcome.audit_problem else "")
-    app.notify(visible(message), title=outcome.action, markup=False, severity=severity,  # type: ignore[arg-type]
+    app.notify(visible(message), title=visible(f"{outcome.action} on {server}"), markup=False, severity=severity,  # type: ignore[arg-type]
                timeout=8 if outcome.status == "unknown" else 4)
     if outcome.confirmation is None:
         lease.release()

@@ -1,0 +1,119 @@
+"""The fleet's main screen: the fleet's totals and a row per server on top, then the selected node on
+every server and summed (the fleet view), then the tree of the server the cursor is on and the node's
+detail on that server.
+
+It is the dashboard of one server at a time: the tree, the detail, the status line (which names the
+server: host:port and profile) and every key act on the server the server rows point at, so a send
+goes to that server only. Moving to another server (the rows' cursor, or `]` / `[` anywhere) keeps the
+selected node when that server has it. The other servers keep polling under the fleet's budget, each
+with its own back-off: any server's report redraws the rows and the fleet view, so one that stops
+answering turns its own row red while the others stay fresh.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Footer, Input
+
+from omeconsole.model.paths import NodePath
+from omeconsole.ui.actions import bindings
+from omeconsole.ui.fleet_live import FleetLive
+from omeconsole.ui.live import Changes, Unsubscribe
+from omeconsole.ui.messages import EngineChanged
+from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
+from omeconsole.ui.widgets.node_detail import NodeDetail
+from omeconsole.ui.widgets.node_tree import NodeTree
+from omeconsole.ui.widgets.server_rows import ServerRows
+from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+
+
+class FleetScreen(DashboardScreen):
+    CSS_PATH = "../fleet.tcss"
+    BINDINGS = bindings("next_server", "previous_server")
+
+    def __init__(self, fleet: FleetLive, *, select: NodePath | None = None) -> None:
+        super().__init__(fleet.live, select=select)
+        self.fleet = fleet
+        self._others_posted = False
+        self._stop_fleet: Unsubscribe | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Banner(id="banner")
+        yield ServerRows(id="servers")
+        yield FleetViewPanel(id="fleet-view")
+        with Horizontal(id="body"):
+            yield NodeTree(id="tree")
+            yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap)
+        yield Input(placeholder="filter: part of a name (Esc clears)", id="filter")
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._stop_fleet = self.fleet.on_any_report(self._any_report)
+
+    def on_unmount(self) -> None:
+        if self._stop_fleet is not None:
+            self._stop_fleet()
+            self._stop_fleet = None
+
+    def _any_report(self) -> None:
+        """Another server's news: one redraw for a burst (the current server's own feed does the same)."""
+        if not self._others_posted:
+            self._others_posted = True
+            self.post_message(EngineChanged())
+
+    # Data ---------------------------------------------------------------------------------------------
+
+    def redraw(self, changes: Changes) -> None:
+        self._others_posted = False
+        super().redraw(changes)
+        self.query_one(ServerRows).show(self.fleet.summary(), self.fleet.current)
+
+    def _refresh_detail(self) -> None:
+        super()._refresh_detail()
+        panel = self.query_one(FleetViewPanel)
+        path = self.selected_path()
+        if path is None or not self.query_one(NodeDetail).display:  # too small a terminal: the tree alone
+            panel.clear()
+        else:
+            panel.show(self.fleet.view(path))
+
+    def declare_on_screen(self) -> None:
+        super().declare_on_screen()
+        self.fleet.follow(self.selected_path())
+
+    def selection_changed(self) -> None:
+        super().selection_changed()
+        self.fleet.follow(self.selected_path())
+
+    # Servers ------------------------------------------------------------------------------------------
+
+    @on(ServerRows.Chosen)
+    def _server_chosen(self, event: ServerRows.Chosen) -> None:
+        self.go_to_server(event.profile)
+
+    def go_to_server(self, profile: str) -> None:
+        """The tree, the detail, the status line and the keys act on `profile`'s server from now on; the
+        selected node stays selected if that server has it."""
+        if profile == self.fleet.current:
+            return
+        tree = self.query_one(NodeTree)
+        path = tree.cursor_path
+        self.rebind(self.fleet.switch(profile))
+        if path is not None:
+            tree.select_path(path, nearest=True)
+        self.say(f"on server {profile} ({self.live.context.host})")
+        self.selection_changed()
+
+    def action_next_server(self) -> None:
+        self._step_server(+1)
+
+    def action_previous_server(self) -> None:
+        self._step_server(-1)
+
+    def _step_server(self, step: int) -> None:
+        profiles = self.fleet.fleet.profiles
+        self.go_to_server(profiles[(profiles.index(self.fleet.current) + step) % len(profiles)])
