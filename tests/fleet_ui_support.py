@@ -2,9 +2,9 @@
 tokens and editions, or an origin and its edges), the fleet app over HTTP to them on a frozen console
 clock, and a driver that moves every clock and waits until every server's engine has parked again.
 
-`Names` lets a snapshot show the same addresses every run: the fleet's settings name each server
-`http://NAME.fleet.test:PORT` with a fixed port, and the transport sends each request to the real
-simulator's free port (as a resolver would), so what is on screen does not depend on the free ports.
+`Names` lets a snapshot show the same addresses every run: the fleet's settings name each server with
+a fixed port (`shown_fleet`), and the transport sends each request to the real simulator's free port,
+so what is on screen does not depend on the free ports.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class ThreadedFleet:
 
 
 class Names(HttpTransport):
-    """Sends a request for `http://NAME.fleet.test:PORT/...` to the real server that name stands for."""
+    """Sends a request for a shown address to the real server it stands for."""
 
     def __init__(self, real: Mapping[str, str]) -> None:
         super().__init__()
@@ -85,8 +85,13 @@ class Names(HttpTransport):
         return await super().request(method, url, cap=cap, headers=headers, body=body, timeouts=timeouts)
 
 
-def named_url(profile: str, index: int) -> str:
-    return f"http://{profile}.fleet.test:{8081 + index}"
+def shown_fleet(sims: Sequence[RunningSimulator]) -> tuple[FleetSettings, dict[str, str]]:
+    """The standard test fleet as a snapshot shows it (`http://127.0.0.1:8081`, `:8082`...), and the real
+    address behind each shown one (for `Names`)."""
+    shown = [f"http://127.0.0.1:{8081 + index}" for index in range(len(sims))]
+    fleet = fleet_of([(profile, url, sim.publisher_url, token)
+                      for (profile, token, _), url, sim in zip(SERVERS, shown, sims, strict=False)])
+    return fleet, {url: sim.api_url for url, sim in zip(shown, sims, strict=True)}
 
 
 def fleet_of(servers: Sequence[tuple[str, str, str, str]], *, name: str = "lab", **extra: Any) -> FleetSettings:

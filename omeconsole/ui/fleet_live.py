@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from omeconsole.core.fleet.fleet import Fleet, FleetMember
+from omeconsole.core.fleet.fleet import Fleet, FleetMember, FleetUpdate
 from omeconsole.core.fleet.health import ServerHealth
 from omeconsole.core.fleet.views import FleetView
 from omeconsole.model.paths import NodePath
@@ -97,6 +97,11 @@ class FleetLive:
         streams = set().union(*(live_streams(member) for member in self.fleet))
         return FleetSummary(self.fleet.name, servers, totals, len(streams))
 
-    def on_any_report(self, callback: Callable[[], None]) -> Unsubscribe:
-        """`callback` after any server's engine reported (the screen coalesces them into one redraw)."""
-        return self.fleet.add_listener(lambda _update: callback())
+    def on_others_report(self, callback: Callable[[], None]) -> Unsubscribe:
+        """`callback` after a server other than the current one reported (the current one's reports reach
+        the screen through its own feed)."""
+        def report(update: FleetUpdate) -> None:
+            if update.profile != self.current:
+                callback()
+
+        return self.fleet.add_listener(report)
