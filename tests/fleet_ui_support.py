@@ -138,6 +138,11 @@ class FleetDriver:
                 return
         raise AssertionError("the console never settled: an engine keeps being woken")
 
+    async def warm_up(self, seconds: int) -> None:
+        """Connect every server, list it and take a few readings of what is on screen."""
+        await self.settle()
+        await self.step(1.0, times=seconds)
+
     async def step(self, seconds: float = 1.0, times: int = 1) -> None:
         for _ in range(times):
             for advance in self.advance:

@@ -37,7 +37,6 @@ def test_fleet_dashboard(snap_compare: SnapCompare, quiet_ui: None, lab: Threade
 
     async def run_before(pilot: Pilot[Any]) -> None:
         driver = FleetDriver(pilot, clock, len(lab.servers), [lab.advance])
-        await driver.settle()
-        await driver.step(1.0, times=4)
+        await driver.warm_up(4)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -17,10 +17,8 @@ import math
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Footer, Input
 
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
@@ -31,7 +29,6 @@ from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.server_rows import ServerRows
-from omeconsole.ui.widgets.status_bar import Banner, StatusBar
 
 
 class OthersChanged(Message):
@@ -50,16 +47,9 @@ class FleetScreen(DashboardScreen):
         self._fleet_timer: Timer | None = None
         self._fleet_drawn_at = -math.inf
 
-    def compose(self) -> ComposeResult:
-        yield Banner(id="banner")
+    def compose_above_body(self) -> ComposeResult:
         yield ServerRows(id="servers")
         yield FleetViewPanel(id="fleet-view")
-        with Horizontal(id="body"):
-            yield NodeTree(id="tree")
-            yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap)
-        yield Input(placeholder="filter: part of a name (Esc clears)", id="filter")
-        yield StatusBar(id="status")
-        yield Footer()
 
     def on_mount(self) -> None:
         self._stop_fleet = self.fleet.on_others_report(self._others_report)
