@@ -12,15 +12,16 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from adops_ui_support import sends_done
 from fleet_support import SERVERS, outbound, server_record
 from fleet_ui_support import FleetDriver, ThreadedFleet, as_fleet, fleet_app, independent
 from textual.app import App
-from textual.widgets import Label
+from textual.widgets import Static
 from ui_support import ParkingClock, ThreadedSimulator, console_clock, quiet_ui, shown, status_of
 
 from omeconsole.model.paths import NodePath
+from omeconsole.ui.adops import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
-from omeconsole.ui.adops_seam import SEND_GROUP, StreamAdBreakScreen
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.server_rows import ServerRows
 
@@ -189,18 +190,16 @@ async def test_a_send_goes_to_the_server_the_selection_is_on_and_says_which(
         await pilot.press("o")
         await pilot.pause()
         assert isinstance(app.screen, CueOutDialog)
-        labels = " ".join(str(label.content) for label in app.screen.query(Label))
-        assert f"{STREAM} on edge-2 ({edge})" in labels
+        target = f"to {STREAM} on {edge} · profile edge-2"
+        assert str(app.screen.query_one("#target", Static).content) == target
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmSend)
-        assert f"ad break on {STREAM} on edge-2 ({edge})?" in str(app.screen.query_one("#question").content)
+        assert str(app.screen.query_one("#target", Static).content) == target
         await pilot.press("y")
-        sends = [w for w in app.workers if w.group == SEND_GROUP]
-        if sends:  # an empty list means every worker, the engines' included, which never end
-            await app.workers.wait_for_complete(sends)
+        await sends_done(app)
         await pilot.pause()
-        assert isinstance(app.screen, StreamAdBreakScreen)  # the break's panel, of edge-2's stream
+        assert isinstance(app.screen, AdBreakScreen)  # the break's panel, of edge-2's stream
         assert "profile edge-2" in status_of(app) and edge in status_of(app)
 
         def cues(sim: ThreadedSimulator) -> list[object]:

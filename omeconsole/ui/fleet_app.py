@@ -23,6 +23,7 @@ from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.session import Session
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
+from omeconsole.ui import adops_seam
 from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.fleet_live import FleetLive
@@ -60,6 +61,8 @@ class FleetConsoleApp(ConsoleApp):
     def _open_session(self, select: NodePath | None, note: str = "") -> None:
         fleet = self._connect_fleet(self.fleet_settings)
         self._fleet = FleetLive.build(fleet, self._ticker, self._options, self._pace, self._export_dir)
+        for live in self._fleet.lives.values():
+            adops_seam.relay(self, live)
         self.run_worker(fleet.run(), name="fleet", group="engine", exclusive=True, exit_on_error=False)
         self._show(FleetScreen(self._fleet, select=select))
 
