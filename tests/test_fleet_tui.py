@@ -91,6 +91,10 @@ async def test_every_server_has_a_row_with_its_health_and_the_fleet_its_totals(
         await pilot.press("left_square_bracket", "left_square_bracket")
         await driver.settle()
         assert "profile edge-2" in status_of(app)
+        app.screen.query_one("#server-list").focus()  # the rows' own cursor: up is the server above
+        await pilot.press("up")
+        await driver.settle()
+        assert "profile edge-1" in status_of(app) and app.fleet.current == "edge-1"
 
 
 def fleet_view_rows(app: App[None]) -> dict[str, dict[str, str]]:

@@ -148,9 +148,6 @@ class ServerRows(Vertical):
             with self.prevent(OptionList.OptionHighlighted):
                 self.query_one(OptionList).highlighted = self._profiles.index(profile)
 
-    def profiles(self) -> Sequence[str]:
-        return self._profiles
-
     @on(OptionList.OptionHighlighted, "#server-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
