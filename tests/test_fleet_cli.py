@@ -152,15 +152,15 @@ def test_mistakes_are_usage_errors_that_say_what_to_do(lab: Lab) -> None:
     bad = lab.run_all(
         ("ls", "--fleet", "nope"), ("stats", "--fleet", "live", f"edge-9:{STREAM}"),
         ("stats", "--fleet", "live", "--api-url", "http://127.0.0.1:1", STREAM),
-        ("cue-out", "--fleet", "live", STREAM, "--duration", "10"), ("--fleet", "live"),
+        ("cue-out", "--fleet", "live", STREAM, "--duration", "10"), ("--fleet", "live", "demo"),
         ("ls", "--fleet", "empty"), ("--fleet", "live", "alerts"))
     assert [run.returncode for run in bad] == [2] * len(bad)
-    unknown, server, url, send, console, empty, alerts = (run.stderr for run in bad)
+    unknown, server, url, send, demo, empty, alerts = (run.stderr for run in bad)
     assert "no fleet named 'nope'" in unknown and "(fleets: broken, empty, live)" in unknown
     assert "'edge-9' is not a server of this fleet (servers: origin, edge-1, edge-2)" in server
     assert "--api-url names one server and cannot be used with --fleet" in url
     assert "cue-out is not sent to a whole fleet" in send and "--servers" in send
-    assert "the console shows one server for now" in console
+    assert "the demo's fleet is its own" in demo
     assert "[fleets.empty]: servers is empty" in empty
     assert "exporter --fleet" in alerts
 

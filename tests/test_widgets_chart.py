@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.geometry import Region
+from textual.widgets import Label
 from textual_plotext import PlotextPlot
 
 from omeconsole.ui.widgets.chart_scale import (
@@ -23,7 +24,7 @@ from omeconsole.ui.widgets.chart_scale import (
     spark_levels,
     time_axis,
 )
-from omeconsole.ui.widgets.rate_sparkline import SparkBars, spark_numbers
+from omeconsole.ui.widgets.rate_sparkline import RateSparkline, SparkBars, spark_numbers
 from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
 
 BRAILLE = range(0x2801, 0x2900)
@@ -156,3 +157,27 @@ async def test_an_outlier_is_clipped_marked_and_named_and_a_gap_stays_a_gap() ->
         drawn = [ord(c) in BRAILLE for c in plot_cells.rstrip("│ ")]
         third = len(drawn) // 3
         assert any(drawn[:third]) and any(drawn[-third:]) and not any(drawn[third + 2:2 * third - 2])
+
+
+class SparkHost(App[None]):
+    CSS = "RateSparkline { width: 80; height: 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield RateSparkline("in", "rate-in")
+
+
+async def test_a_sparklines_numbers_keep_their_width_for_one_node_and_fit_the_next_node() -> None:
+    app = SparkHost()
+    async with app.run_test(size=(90, 5)) as pilot:
+        spark = app.query_one(RateSparkline)
+        numbers = spark.query_one(".numbers", Label)
+        spark.show([12.37e6, 12.4e6])
+        await pilot.pause()
+        wide = str(numbers.content)
+        assert wide == "12.40 Mb/s  min 12.37  max 12.40"
+        spark.show([12.37e6, 12.4e6, 4.58e6])  # the same node: the width stays (no relayout per digit)
+        await pilot.pause()
+        assert str(numbers.content) == "4.58 Mb/s  min 4.58  max 12.40".ljust(len(wide))  # the widest it needed
+        spark.show([4.58e6, 4.71e6], fresh=True)  # another node: its own width, not the last node's widest
+        await pilot.pause()
+        assert str(numbers.content) == "4.71 Mb/s  min 4.58  max 4.71"

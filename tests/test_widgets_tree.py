@@ -216,3 +216,17 @@ async def test_the_tree_takes_the_width_its_labels_need() -> None:
         await pilot.pause()
         assert tree_of(wide).size.width >= short + 30
         assert "a-much-longer-stream-name-than-the-others" in "\n".join(screen_text(tree_of(wide)))
+
+
+async def test_selecting_the_node_under_the_cursor_keeps_it_selected() -> None:
+    """A screen showing another server's tree of the same shape selects the node it had: the cursor's row
+    does not move, and the tree still says which node it is on."""
+    app = TreeHost(DEMO)
+    async with app.run_test(size=(60, 12)) as pilot:
+        tree = tree_of(app)
+        stream = NodePath("default", "app", "backup")
+        assert tree.select_path(stream)
+        await pilot.pause()
+        assert tree.select_path(stream) and tree.cursor_path == stream
+        await pilot.pause()
+        assert tree.cursor_path == stream

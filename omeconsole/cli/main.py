@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0, help="random seed of the simulated traffic")
     demo.add_argument("--fleet", dest="demo_fleet", action="store_true",
                       help="an origin and two edges pulling its streams over OVT, in one simulator; the console "
-                           "opens the origin and says where the edges are")
+                           "shows all three (the fleet screen)")
     ls = add("ls", "list virtual hosts, the apps of a vhost, or the streams of vhost/app")
     ls.add_argument("path", nargs="?", help="vhost or vhost/app")
     ls.add_argument("--json", action="store_true")

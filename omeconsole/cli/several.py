@@ -1,5 +1,5 @@
-"""Commands on several servers: `--fleet NAME` for the reads, `history`, `record` and `exporter`, and a
-send's `--servers A,B`.
+"""Commands on several servers: `--fleet NAME` for the console, the reads, `history`, `record` and
+`exporter`, and a send's `--servers A,B`.
 
 A fleet is a `[fleets.NAME]` table of the config (core/fleet/settings.py); each server keeps its own
 profile's URL and token. Sends are never fleet-wide: a send names one server (`--profile`) or, only
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 from typing import Any
 
 from omeconsole.cli import exit_codes, exporter_cmd, fleet_cmd, history_cmd, record_cmd, sends
@@ -29,8 +30,6 @@ FLEET_COMMANDS = ("ls", "stats", "info", "history", "record", "exporter")
 NAMED_COMMANDS = ("ls", "stats", "info")
 """Read commands whose node may be written PROFILE:vhost/app/stream."""
 _NOT_FOR_FLEETS = {
-    "ui": "the console shows one server for now: open one with --profile NAME (`omeconsole ls --fleet NAME` "
-          "shows every server's health)",
     "demo": "the demo's fleet is its own: `omeconsole demo --fleet` takes no name",
     "alerts": "alerts reads a running exporter: `omeconsole exporter --fleet NAME` serves a whole fleet",
 }
@@ -92,6 +91,8 @@ def _command(args: argparse.Namespace, command: str) -> int:
                      "several with --servers NAME,NAME (each sent and audited on its own)")
             return exit_codes.USAGE
         return _send(args)
+    if command == "ui" and args.fleet is not None:
+        return _console(args)
     if command not in FLEET_COMMANDS:
         complain(f"--fleet is not for {command}: {_NOT_FOR_FLEETS.get(command, '')}".rstrip(": "))
         return exit_codes.USAGE
@@ -107,6 +108,16 @@ def _command(args: argparse.Namespace, command: str) -> int:
     if command == "exporter":
         return exporter_cmd.run(fleet.servers[0], args, fleet=fleet)
     return asyncio.run(_read(fleet, args))
+
+
+def _console(args: argparse.Namespace) -> int:
+    """The console on every server of the fleet (imported only now, as the one-server console is)."""
+    fleet = load_fleet(args.fleet, flags(args))
+    if _tokens_missing(fleet.servers):  # the fleet screen has no token prompt: each profile names its token
+        return exit_codes.USAGE
+    run_fleet_app = importlib.import_module("omeconsole.ui.fleet_app").run_fleet_app
+    status: int = run_fleet_app(fleet, select=getattr(args, "select", None))
+    return status
 
 
 async def _read(settings: FleetSettings, args: argparse.Namespace) -> int:

@@ -65,6 +65,11 @@ _OWN = (
     ConsoleAction("cursor_last", "end,G", "last", "Last", N, show=False),
     ConsoleAction("open", "enter", "open", "Open", N, "The node's own screen: detail and children"),
     ConsoleAction("back", "escape", "back", "Back", N, "Return to the previous level"),
+    ConsoleAction("next_server", "right_square_bracket", "next_server", "Next server", N,
+                  "A fleet: the next server's tree (the status line says which server you are on)",
+                  key_display="]"),
+    ConsoleAction("previous_server", "left_square_bracket", "previous_server", "Previous server", N,
+                  "A fleet: the previous server's tree", key_display="[", show=False),
     # View.
     ConsoleAction("filter", "slash", "filter", "Filter", V, "Show only nodes whose name contains the text"),
     ConsoleAction("clear_filter", "escape", "clear_filter", "Clear filter", V, show=False),

@@ -5,9 +5,8 @@ stops with it (no child process to leak). This is the only console module that i
 simulator; the import-linter contract allows exactly this one.
 
 `omeconsole demo --fleet` starts an origin and two edges (`start_fleet`: the edges pull every stream
-over OVT and serve the viewers). Until the console shows a fleet it opens the origin and says where
-the edges are; `demo_fleet_settings` is the fleet as the console sees it (profiles `origin`,
-`edge-1`, `edge-2`), from which `Fleet.connect` builds the fleet.
+over OVT and serve the viewers) and opens the fleet screen on all three; `demo_fleet_settings` is the
+fleet as the console sees it (profiles `origin`, `edge-1`, `edge-2`).
 """
 
 from __future__ import annotations
@@ -20,11 +19,13 @@ from pydantic import SecretStr
 
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import Settings
+from omeconsole.core.fleet.fleet import Fleet
 from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.session import connector
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
+from omeconsole.ui.fleet_app import FleetConsoleApp
 from simulator.http.fleet import RunningFleet, start_fleet
 from simulator.http.server import RunningSimulator, start_simulator
 from simulator.world.scenario import ScenarioError, load_scenario
@@ -58,25 +59,27 @@ def _where(running: RunningFleet) -> str:
 
 async def run_demo_async(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
                          select: str | None = None, clock: Clock | None = None, fleet: bool = False) -> int:
-    """`fleet`: an origin and its edges; the console opens the origin (the console's fleet view comes later)."""
+    """`fleet`: an origin and its edges, every one of them on the console's fleet screen."""
     base = settings or Settings()
+    clock = clock or SystemClock()
     stop: Callable[[], Awaitable[None]]
+    selected = NodePath.parse(select) if select else None
+    app: ConsoleApp
     if fleet:
         running = await start_fleet(scenario, edges=FLEET_EDGES, seed=seed)
-        server, stop = demo_fleet_settings(running, base).servers[0], running.stop
-        title = f"demo fleet ({scenario}): {_where(running)}"
-        print(f"omeconsole demo --fleet: {_where(running)}; token {running.origin.access_token!r}; "
-              "the console opens the origin", file=sys.stderr)
+        stop = running.stop
+        print(f"omeconsole demo --fleet: {_where(running)}", file=sys.stderr)
+        app = FleetConsoleApp(demo_fleet_settings(running, base),
+                              lambda servers: Fleet.connect(servers, clock, demo=True, freeze_gc=True), clock,
+                              select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP)
+        app.sub_title = f"demo fleet ({scenario}): an origin and {FLEET_EDGES} edges pulling over OVT"
     else:
         simulator = await start_simulator(scenario, api_port=0, publisher_port=0, seed=seed)
-        server, stop = _demo_server(base, simulator, None), simulator.stop
-        title = f"demo: simulated server at {simulator.api_url} ({scenario})"
+        stop = simulator.stop
+        app = ConsoleApp(_demo_server(base, simulator, None), connector(clock, demo=True, freeze_gc=True), clock,
+                         select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP)
+        app.sub_title = f"demo: simulated server at {simulator.api_url} ({scenario})"
     try:
-        clock = clock or SystemClock()
-        app = ConsoleApp(server, connector(clock, demo=True, freeze_gc=True), clock,
-                         select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP,
-                         chart_gap=CHART_GAP)
-        app.sub_title = title
         await app.run_async()
         return app.return_code or 0
     finally:
@@ -106,7 +109,7 @@ if __name__ == "__main__":
     parser.add_argument("--scenario", default="demo", help="demo, scale, empty or a TOML file")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--select", help="vhost[/app[/stream]] to open with")
-    parser.add_argument("--fleet", action="store_true", help="an origin and two edges; the console opens the origin")
+    parser.add_argument("--fleet", action="store_true", help="an origin and two edges, all on the fleet screen")
     arguments = parser.parse_args()
     raise SystemExit(run_demo(scenario=arguments.scenario, seed=arguments.seed, select=arguments.select,
                               fleet=arguments.fleet))

@@ -43,12 +43,17 @@ class DashboardScreen(LiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
+        yield from self.compose_above_body()
         with Horizontal(id="body"):
             yield NodeTree(id="tree")
             yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap, fold_hint="scroll, or Enter")
         yield Input(placeholder="filter: part of a name (Esc clears)", id="filter")
         yield StatusBar(id="status")
         yield Footer()
+
+    def compose_above_body(self) -> ComposeResult:
+        """What a dashboard of several servers puts between the banner and the tree (nothing here)."""
+        yield from ()
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False

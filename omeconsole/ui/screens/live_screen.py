@@ -87,16 +87,34 @@ class LiveScreen(Screen[None]):
     # Life ---------------------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self._feed.attach()
-        self._stop = [self.live.tick_into(self), self.live.ad_board.listen(self._ads_changed)]
+        self._listen()
         self.declare_on_screen()
         self._draw(EVERYTHING)
 
     def on_unmount(self) -> None:
+        self._stop_listening()
+
+    def _listen(self) -> None:
+        self._feed.attach()
+        self._stop = [self.live.tick_into(self), self.live.ad_board.listen(self._ads_changed)]
+
+    def _stop_listening(self) -> None:
         self._feed.detach()
         for stop in self._stop:
             stop()
         self._stop = []
+
+    def rebind(self, live: LiveSession) -> None:
+        """Show another session from now on (a fleet's other server): its reports, its ad breaks."""
+        listening = bool(self._stop)
+        self._stop_listening()
+        self.live = live
+        self._feed = EngineFeed(live.engine, self)
+        self._readings_shown = False
+        if listening:
+            self._listen()
+        self.declare_on_screen()
+        self._draw(EVERYTHING)
 
     def on_screen_resume(self) -> None:
         self.declare_on_screen()

@@ -121,8 +121,8 @@ class NodeDetail(VerticalScroll):
         # Another node's chart is drawn at once; the same node's new points may wait for the gap.
         series = chart_series(view, latest.at if latest else now, window)
         chart.set_series(series, now=now, min_gap=self._chart_gap if same_node else 0.0)
-        self.query_one("#spark-in", RateSparkline).show(series[0].ys)
-        self.query_one("#spark-out", RateSparkline).show(series[1].ys)
+        self.query_one("#spark-in", RateSparkline).show(series[0].ys, fresh=not same_node)
+        self.query_one("#spark-out", RateSparkline).show(series[1].ys, fresh=not same_node)
         current = view.current
         stats = current.stats if current else None
         self.query_one("#bars-in", ConnectionBars).show(stats.connections_in if stats else None, fresh=not same_node)

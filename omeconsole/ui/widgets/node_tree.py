@@ -289,6 +289,9 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         if index is None:
             return False
         self._cursor_path = None  # the cursor moves even when its row number stays the same
+        if self.cursor == index:  # no watcher call for an unchanged value: say where the cursor is now
+            self._cursor_moved()
+            self._scroll_to_cursor()
         self.cursor = index
         if opened:
             self.refresh()

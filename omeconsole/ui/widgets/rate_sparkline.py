@@ -98,10 +98,14 @@ class RateSparkline(Horizontal):
         yield Spark(self._colour_variable)
         yield Label(units.NA, classes="numbers")
 
-    def show(self, values: Sequence[float | None]) -> None:
-        """Oldest first; None where there is no rate. The numbers say n/a until there is one."""
+    def show(self, values: Sequence[float | None], *, fresh: bool = False) -> None:
+        """Oldest first; None where there is no rate. The numbers say n/a until there is one. `fresh`: another
+        node's series, so the numbers take the width they need now, not the widest the last node needed."""
         self.query_one(Spark).show(values)
         self._values = tuple(values)
+        if fresh:
+            self._numbers_width = 0
+            self._numbers = ""
         self._write_numbers()
 
     def on_resize(self) -> None:

@@ -1,0 +1,90 @@
+"""The console on a fleet (`omeconsole --fleet NAME`, `omeconsole demo --fleet`): every server at once.
+
+The console app with a fleet instead of one session: one session per server under the fleet's request
+budget (`core.fleet.Fleet`), shown on a `FleetScreen`. What changes from one server: the app's `live`
+is the session of the server the operator is on; connecting elsewhere or switching profile is not
+offered (the fleet is the config's `[fleets.NAME]`); a refused token is shown in that server's row
+instead of a prompt (the others keep running).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from pathlib import Path
+
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from omeconsole.core.clock import Clock, SystemClock
+from omeconsole.core.config import Settings
+from omeconsole.core.fleet.fleet import Fleet
+from omeconsole.core.fleet.settings import FleetSettings
+from omeconsole.core.session import Session
+from omeconsole.core.text import visible
+from omeconsole.model.paths import NodePath
+from omeconsole.ui import adops_seam
+from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
+from omeconsole.ui.commands import action_commands
+from omeconsole.ui.fleet_live import FleetLive
+from omeconsole.ui.live import LiveSession
+from omeconsole.ui.screens.fleet_screen import FleetScreen
+
+FleetConnector = Callable[[FleetSettings], Fleet]
+
+
+def _no_single_server(_settings: Settings) -> Session:
+    raise AssertionError("a fleet app connects its fleet, never one server")
+
+
+class FleetConsoleApp(ConsoleApp):
+    def __init__(self, fleet: FleetSettings, connect: FleetConnector, clock: Clock, *,
+                 select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
+                 export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0) -> None:
+        """`fleet.servers[0]` gives what is not a server's (theme, keymap); `connect` builds the fleet."""
+        super().__init__(fleet.servers[0], _no_single_server, clock, select=select,
+                         theme_dirs=theme_dirs, export_dir=export_dir, redraw_gap=redraw_gap, chart_gap=chart_gap)
+        self.fleet_settings = fleet
+        self._connect_fleet = connect
+        self._fleet: FleetLive | None = None
+
+    @property
+    def fleet(self) -> FleetLive:
+        assert self._fleet is not None, "the app is not mounted"
+        return self._fleet
+
+    @property
+    def live(self) -> LiveSession:
+        """The session of the server the operator is on."""
+        return self.fleet.live
+
+    def _open_session(self, select: NodePath | None, note: str = "") -> None:
+        fleet = self._connect_fleet(self.fleet_settings)
+        self._fleet = FleetLive.build(fleet, self._ticker, self._options, self._pace, self._export_dir)
+        for live in self._fleet.lives.values():
+            adops_seam.relay(self, live)
+        self.run_worker(fleet.run(), name="fleet", group="engine", exclusive=True, exit_on_error=False)
+        self._show(FleetScreen(self._fleet, select=select))
+
+    async def on_unmount(self) -> None:
+        if self._fleet is not None:
+            await self._fleet.fleet.aclose()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from action_commands(screen)
+        yield SystemCommand("Help (help)", "Every key, grouped", self.action_help)
+        yield SystemCommand("Quit (quit)", "Leave the console", self.action_quit)
+        for theme in sorted(self.available_themes):
+            yield SystemCommand(f"Theme: {theme}", "Change the colours", partial(setattr, self, "theme", theme),
+                                discover=theme.startswith("ome-"))
+
+
+def run_fleet_app(fleet: FleetSettings, *, select: str | None = None, clock: Clock | None = None) -> int:
+    """Run the console on every server of `fleet` until the user quits; 0 on a normal exit."""
+    clock = clock or SystemClock()
+    app = FleetConsoleApp(fleet, lambda settings: Fleet.connect(settings, clock, freeze_gc=True), clock,
+                          select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP,
+                          chart_gap=CHART_GAP)
+    app.sub_title = visible(f"fleet {fleet.name}")
+    app.run()
+    return app.return_code or 0

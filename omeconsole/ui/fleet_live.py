@@ -1,0 +1,107 @@
+"""A fleet as the screens see it: one `LiveSession` per server, and the server the operator is on.
+
+Every server keeps its own session (engine with its own back-off, ad operations, audit context) under
+the fleet's one request budget (`core.fleet`). The screens show one server's tree at a time, the one
+the selection is on (`current`): its session is what the tree, the detail, the status line and every
+send use, so a send can only go to the server the operator sees named. The other servers are asked for
+what the server rows and the fleet view need: their virtual hosts (a server's totals) and the selected
+node (its numbers on every server, and whether each server ingests it or relays it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from omeconsole.core.fleet.fleet import Fleet, FleetMember, FleetUpdate
+from omeconsole.core.fleet.health import ServerHealth
+from omeconsole.core.fleet.views import FleetView
+from omeconsole.model.paths import NodePath
+from omeconsole.ui.ad_board import AdBoard
+from omeconsole.ui.live import LiveSession, NoteBoard, Pace, Ticker, Unsubscribe, ViewOptions
+
+
+@dataclass(frozen=True)
+class ServerSummary:
+    """One server row: its health and its own totals (its virtual hosts added up)."""
+
+    health: ServerHealth
+    viewers: int | None
+    rate_in_bps: float | None
+    rate_out_bps: float | None
+
+
+@dataclass(frozen=True)
+class FleetSummary:
+    """What the server rows show: the fleet's totals, then one summary per server in the fleet's order."""
+
+    name: str
+    servers: tuple[ServerSummary, ...]
+    totals: FleetView
+    streams: int
+    """Live streams in the fleet, each counted once however many servers have it."""
+
+    @property
+    def reachable(self) -> int:
+        return sum(1 for server in self.servers if server.health.reachable)
+
+
+def live_streams(member: FleetMember) -> set[NodePath]:
+    return {NodePath(vhost, app, name) for vhost, apps in member.engine.listing().items()
+            for app, streams in apps.items() for name in streams.live}
+
+
+@dataclass
+class FleetLive:
+    """The fleet and a `LiveSession` per server (sharing the ticker, view options, pace and notes)."""
+
+    fleet: Fleet
+    lives: Mapping[str, LiveSession]
+    current: str
+
+    @classmethod
+    def build(cls, fleet: Fleet, ticker: Ticker, options: ViewOptions, pace: Pace, export_dir: Path) -> FleetLive:
+        notes = NoteBoard()
+        lives = {member.profile: LiveSession(member.session, ticker, AdBoard(member.session.adops), options, pace,
+                                             export_dir, notes=notes) for member in fleet}
+        return cls(fleet, lives, fleet.profiles[0])
+
+    @property
+    def live(self) -> LiveSession:
+        """The session of the server the selection is on."""
+        return self.lives[self.current]
+
+    def switch(self, profile: str) -> LiveSession:
+        """The operator moved to server `profile` (one of the fleet's): its session from now on."""
+        self.fleet.member(profile)  # refuses a profile that is not the fleet's
+        self.current = profile
+        return self.live
+
+    def others(self) -> Iterator[FleetMember]:
+        return (member for member in self.fleet if member.profile != self.current)
+
+    def follow(self, selected: NodePath | None) -> None:
+        """Every other server reads its virtual hosts (its totals) and `selected` (the fleet view)."""
+        for member in self.others():
+            member.engine.set_on_screen([NodePath(name) for name in member.engine.listing()])
+            member.engine.select(selected)
+
+    def view(self, path: NodePath) -> FleetView:
+        return self.fleet.view(path)
+
+    def summary(self) -> FleetSummary:
+        totals = self.fleet.totals()
+        servers = tuple(ServerSummary(member.health(), part.viewers, part.rate_in_bps, part.rate_out_bps)
+                        for member, part in zip(self.fleet, totals.servers, strict=True))
+        streams = set().union(*(live_streams(member) for member in self.fleet))
+        return FleetSummary(self.fleet.name, servers, totals, len(streams))
+
+    def on_others_report(self, callback: Callable[[], None]) -> Unsubscribe:
+        """`callback` after a server other than the current one reported (the current one's reports reach
+        the screen through its own feed)."""
+        def report(update: FleetUpdate) -> None:
+            if update.profile != self.current:
+                callback()
+
+        return self.fleet.add_listener(report)

@@ -1,0 +1,145 @@
+"""The fleet's main screen: the fleet's totals and a row per server on top, then the selected node on
+every server and summed (the fleet view), then the tree of the server the cursor is on and the node's
+detail on that server.
+
+It is the dashboard of one server at a time: the tree, the detail, the status line (which names the
+server: host:port and profile) and every key act on the server the server rows point at, so a send
+goes to that server only. Moving to another server (the rows' cursor, or `]` / `[` anywhere) keeps the
+selected node when that server has it. The other servers keep polling under the fleet's budget, each
+with its own back-off: another server's report redraws the rows and the fleet view (the tree and the
+detail follow the current server's own feed), so one that stops answering turns its own row red while
+the others stay fresh.
+"""
+
+from __future__ import annotations
+
+import math
+
+from textual import on
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.timer import Timer
+
+from omeconsole.model.paths import NodePath
+from omeconsole.ui.actions import bindings
+from omeconsole.ui.fleet_live import FleetLive
+from omeconsole.ui.live import Changes, Unsubscribe
+from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
+from omeconsole.ui.widgets.node_detail import NodeDetail
+from omeconsole.ui.widgets.node_tree import NodeTree
+from omeconsole.ui.widgets.server_rows import ServerRows
+
+
+class OthersChanged(Message):
+    """A server other than the one on screen reported (posted once until handled)."""
+
+
+class FleetScreen(DashboardScreen):
+    CSS_PATH = "../fleet.tcss"
+    BINDINGS = bindings("next_server", "previous_server")
+
+    def __init__(self, fleet: FleetLive, *, select: NodePath | None = None) -> None:
+        super().__init__(fleet.live, select=select)
+        self.fleet = fleet
+        self._others_posted = False
+        self._stop_fleet: Unsubscribe | None = None
+        self._fleet_timer: Timer | None = None
+        self._fleet_drawn_at = -math.inf
+
+    def compose_above_body(self) -> ComposeResult:
+        yield ServerRows(id="servers")
+        yield FleetViewPanel(id="fleet-view")
+
+    def on_mount(self) -> None:
+        self._stop_fleet = self.fleet.on_others_report(self._others_report)
+
+    def on_unmount(self) -> None:
+        if self._stop_fleet is not None:
+            self._stop_fleet()
+            self._stop_fleet = None
+
+    def _others_report(self) -> None:
+        """Another server's news: its row and the fleet view are drawn again, once for a burst; the tree and
+        the detail show the current server only and follow its own feed."""
+        if not self._others_posted:
+            self._others_posted = True
+            self.post_message(OthersChanged())
+
+    @on(OthersChanged)
+    def _others_changed(self) -> None:
+        self._others_posted = False
+        if not self.in_view or self._fleet_timer is not None:
+            return
+        waited = self.live.clock.monotonic() - self._fleet_drawn_at
+        if waited >= self.live.pace.redraw_gap:
+            self._draw_fleet()
+        else:  # a real terminal: at most one such redraw per gap, whatever the number of servers
+            self._fleet_timer = self.set_timer(self.live.pace.redraw_gap - waited, self._draw_fleet)
+
+    # Data ---------------------------------------------------------------------------------------------
+
+    def redraw(self, changes: Changes) -> None:
+        super().redraw(changes)  # the detail's redraw draws the fleet view
+        self._draw_rows()
+
+    def _refresh_detail(self) -> None:
+        super()._refresh_detail()
+        self._draw_fleet_view()
+
+    def _draw_fleet(self) -> None:
+        if self.is_mounted and self.app.is_running:
+            self._draw_rows()
+            self._draw_fleet_view()
+
+    def _draw_rows(self) -> None:
+        if self._fleet_timer is not None:
+            self._fleet_timer.stop()
+            self._fleet_timer = None
+        self._fleet_drawn_at = self.live.clock.monotonic()
+        self.query_one(ServerRows).show(self.fleet.summary(), self.fleet.current)
+
+    def _draw_fleet_view(self) -> None:
+        panel = self.query_one(FleetViewPanel)
+        path = self.selected_path()
+        if path is None or not self.query_one(NodeDetail).display:  # too small a terminal: the tree alone
+            panel.clear()
+        else:
+            panel.show(self.fleet.view(path))
+
+    def declare_on_screen(self) -> None:
+        super().declare_on_screen()
+        self.fleet.follow(self.selected_path())
+
+    def selection_changed(self) -> None:
+        super().selection_changed()
+        self.fleet.follow(self.selected_path())
+
+    # Servers ------------------------------------------------------------------------------------------
+
+    @on(ServerRows.Chosen)
+    def _server_chosen(self, event: ServerRows.Chosen) -> None:
+        self.go_to_server(event.profile)
+
+    def go_to_server(self, profile: str) -> None:
+        """The tree, the detail, the status line and the keys act on `profile`'s server from now on; the
+        selected node stays selected if that server has it."""
+        if profile == self.fleet.current:
+            return
+        tree = self.query_one(NodeTree)
+        path = tree.cursor_path
+        self.rebind(self.fleet.switch(profile))
+        if path is not None:
+            tree.select_path(path, nearest=True)
+        self.say(f"on server {profile} ({self.live.context.host})")
+        self.selection_changed()
+
+    def action_next_server(self) -> None:
+        self._step_server(+1)
+
+    def action_previous_server(self) -> None:
+        self._step_server(-1)
+
+    def _step_server(self, step: int) -> None:
+        profiles = self.fleet.fleet.profiles
+        self.go_to_server(profiles[(profiles.index(self.fleet.current) + step) % len(profiles)])

@@ -1,0 +1,222 @@
+"""The console on a fleet, driven through Pilot against real simulators on free ports (each with its own
+token and edition): the server rows with each server's health and the fleet's totals, the status line
+naming the server the selection is on, the fleet view of a stream summed across an origin and its
+edges, one dead server that never slows the others, and sends that go to the chosen server only."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from adops_ui_support import sends_done
+from fleet_support import SERVERS, outbound, server_record
+from fleet_ui_support import FleetDriver, ThreadedFleet, as_fleet, fleet_app, independent
+from textual.app import App
+from textual.widgets import Static
+from ui_support import ParkingClock, ThreadedSimulator, console_clock, quiet_ui, shown, status_of
+
+from omeconsole.model.paths import NodePath
+from omeconsole.ui.adops import AdBreakScreen
+from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
+from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
+from omeconsole.ui.widgets.server_rows import ServerRows
+
+__all__ = ["console_clock", "quiet_ui"]
+
+STREAM = NodePath("default", "app", "stream")
+
+
+@pytest.fixture
+def three() -> Iterator[list[ThreadedSimulator]]:
+    sims = independent(3)
+    yield sims
+    for sim in sims:
+        sim.stop()
+
+
+def rows_of(app: App[None]) -> list[str]:
+    """The fleet's line, the heading, then the server rows, as drawn."""
+    rows = app.screen.query_one(ServerRows)
+    return [shown(rows.query_one("#fleet-totals")), shown(rows.query_one("#server-heading")),
+            *shown(rows.query_one("#server-list")).splitlines()]
+
+
+def row_of(app: App[None], profile: str) -> str:
+    found = [line for line in rows_of(app)[2:] if line.split()[:1] == [profile]]
+    assert len(found) == 1, rows_of(app)
+    return found[0]
+
+
+def server_cells(app: App[None], profile: str) -> dict[str, str]:
+    """A server row's cells by the heading above them (columns are two spaces or more apart)."""
+    heading, line = rows_of(app)[1], row_of(app, profile)
+    return dict(zip(re.split(r"\s{2,}", heading.strip()), re.split(r"\s{2,}", line.strip()), strict=False))
+
+
+def host(url: str) -> str:
+    return urlsplit(url).netloc
+
+
+async def test_every_server_has_a_row_with_its_health_and_the_fleet_its_totals(
+        three: list[ThreadedSimulator], console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = fleet_app(as_fleet(three), console_clock, tmp_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        driver = FleetDriver(pilot, console_clock, 3, [sim.advance for sim in three])
+        await driver.warm_up(4)
+        for (profile, _, edition), sim in zip(SERVERS, three, strict=True):
+            cells = server_cells(app, profile)
+            assert cells["api"] == host(sim.api_url) and cells["link"] == "● connected", cells
+            assert cells["edition"].startswith(edition) and cells["err/min"] == "0", cells
+            assert re.fullmatch(r"\d+ ms", cells["latency"]) and re.fullmatch(r"[\d.]+ [kMG]b/s", cells["out"]), cells
+        assert "0.20" in server_cells(app, "origin")["edition"] and "0.21" in server_cells(app, "edge-1")["edition"]
+        totals = rows_of(app)[0]
+        assert "FLEET lab" in totals and "3/3 servers reachable" in totals and "not read" not in totals
+        fleet_viewers = int(re.search(r"viewers ([\d,]+)", totals)[1].replace(",", ""))  # type: ignore[index]
+        per_server = [int(server_cells(app, p)["viewers"].replace(",", "")) for p, _, _ in SERVERS]
+        assert fleet_viewers == sum(per_server) > 0
+        assert re.search(r"\b8 streams\b", totals)  # the demo scenario's streams on each server, counted once
+
+        status = status_of(app)
+        assert host(three[0].api_url) in status and "profile origin" in status
+        await pilot.press("right_square_bracket")
+        await driver.settle()
+        status = status_of(app)
+        assert host(three[1].api_url) in status and "profile edge-1" in status
+        assert host(three[0].api_url) not in status
+        assert app.fleet.current == "edge-1" and app.live.context.host == host(three[1].api_url)
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await driver.settle()
+        assert "profile edge-2" in status_of(app)
+        app.screen.query_one("#server-list").focus()  # the rows' own cursor: up is the server above
+        await pilot.press("up")
+        await driver.settle()
+        assert "profile edge-1" in status_of(app) and app.fleet.current == "edge-1"
+
+
+def fleet_view_rows(app: App[None]) -> dict[str, dict[str, str]]:
+    """The fleet view's table as drawn: row label (a server, or `Σ fleet`) -> column heading -> cell."""
+    lines = [line.strip("│").rstrip() for line in shown(app.screen.query_one(FleetViewPanel)).splitlines()]
+    header = next(line for line in lines if re.search(r"\bserver\b.*\bviewers\b", line))
+    names = header.split()
+    ends = {name: re.search(rf"(?<!\S){re.escape(name)}(?!\S)", header).end() for name in names}  # type: ignore[union-attr]
+    table: dict[str, dict[str, str]] = {}
+    for line in lines[lines.index(header) + 1:]:
+        words = line.split()
+        if len(words) < 3:
+            continue
+        label = " ".join(words[:2]) if words[0] == "Σ" else words[0]
+        cells = {name: line[:end].split()[-1] for name, end in ends.items() if name not in ("server", "role")}
+        cells["role"] = words[2] if words[0] == "Σ" else words[1]
+        table[label] = cells
+    return table
+
+
+def viewers_of(counts: dict[str, int]) -> int:
+    return sum(count for name, count in counts.items() if name != "ovt")
+
+
+async def test_a_stream_on_an_origin_and_its_edges_is_summed_as_the_servers_count_it(
+        console_clock: ParkingClock, tmp_path: Path) -> None:
+    fleet = ThreadedFleet()
+    try:
+        app = fleet_app(as_fleet(fleet.servers), console_clock, tmp_path, select=str(STREAM))
+        async with app.run_test(size=(160, 48)) as pilot:
+            driver = FleetDriver(pilot, console_clock, 3, [fleet.advance])
+            await driver.warm_up(5)
+            table = fleet_view_rows(app)
+            own = [outbound(await server_record(sim, str(STREAM))) for sim in fleet.servers]
+            assert [table[p]["role"] for p, _, _ in SERVERS] == ["origin", "edge", "edge"]
+            for (profile, _, _), counts in zip(SERVERS, own, strict=True):
+                row = table[profile]
+                assert int(row["viewers"]) == viewers_of(counts), (profile, row, counts)
+                assert int(row["relays"]) == counts.get("ovt", 0)
+                for name, count in counts.items():
+                    if name != "ovt" and name in row:
+                        assert int(row[name]) == count, (profile, name)
+            summed = table["Σ fleet"]
+            assert int(summed["viewers"]) == sum(viewers_of(c) for c in own) > 0
+            assert int(summed["relays"]) == sum(c.get("ovt", 0) for c in own) and int(table["origin"]["relays"]) >= 2
+            protocols = [name for name in summed if name not in ("role", "in", "viewers", "relays", "out")]
+            assert protocols and all(int(summed[name]) == sum(c.get(name, 0) for c in own) for name in protocols)
+            title = shown(app.screen.query_one(FleetViewPanel)).splitlines()[1]
+            assert f"{STREAM} on 3 of 3 servers" in title and "ingest on origin" in title and "not read" not in title
+    finally:
+        fleet.stop()
+
+
+async def test_a_dead_server_turns_its_own_row_red_while_the_others_stay_fresh(
+        three: list[ThreadedSimulator], console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = fleet_app(as_fleet(three), console_clock, tmp_path, select=str(STREAM))
+    async with app.run_test(size=(160, 48)) as pilot:
+        driver = FleetDriver(pilot, console_clock, 3, [sim.advance for sim in three])
+        await driver.warm_up(4)
+        assert all("● connected" in row_of(app, p) for p, _, _ in SERVERS)
+        _, token, edition = SERVERS[1]
+        port = urlsplit(three[1].api_url).port
+        three[1].stop()
+        driver.advance[1] = lambda _seconds: None
+        for second in range(1, 9):
+            await driver.step()
+            dead = row_of(app, "edge-1")
+            assert "✖ unreachable" in dead and re.search(rf"last answered {second:.1f} s ago", dead), dead
+            assert server_cells(app, "origin")["link"] == server_cells(app, "edge-2")["link"] == "● connected"
+            assert server_cells(app, "origin")["err/min"] == server_cells(app, "edge-2")["err/min"] == "0"
+            assert "age 0.0 s" in status_of(app)  # the origin's stream, read this very second
+            table = fleet_view_rows(app)
+            own = outbound(await server_record(three[2].running, str(STREAM)))
+            assert int(table["edge-2"]["viewers"]) == viewers_of(own)  # edge-2's numbers of this second
+            assert "sums without edge-1 (not read)" in shown(app.screen.query_one(FleetViewPanel))
+        assert "(without edge-1: not read)" in rows_of(app)[0] and "2/3 servers reachable" in rows_of(app)[0]
+
+        three[1] = ThreadedSimulator(edition=edition, access_token=token, api_port=port or 0, name="edge-1 again")
+        driver.advance[1] = three[1].advance
+        for _ in range(3):  # a probe waits at most one interval
+            await driver.step()
+        assert "● connected" in row_of(app, "edge-1") and "3/3 servers reachable" in rows_of(app)[0]
+        assert "not read" not in shown(app.screen.query_one(FleetViewPanel))
+
+
+async def test_a_send_goes_to_the_server_the_selection_is_on_and_says_which(
+        three: list[ThreadedSimulator], console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = fleet_app(as_fleet(three), console_clock, tmp_path, select=str(STREAM))
+    async with app.run_test(size=(160, 48)) as pilot:
+        driver = FleetDriver(pilot, console_clock, 3, [sim.advance for sim in three])
+        await driver.warm_up(3)
+        await pilot.press("left_square_bracket")  # from the first server round to the last, edge-2
+        assert app.screen.selected_path() == STREAM
+        await driver.settle()
+        edge = host(three[2].api_url)
+        assert "profile edge-2" in status_of(app) and edge in status_of(app)
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, CueOutDialog)
+        target = f"to {STREAM} on {edge} · profile edge-2"
+        assert str(app.screen.query_one("#target", Static).content) == target
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmSend)
+        assert str(app.screen.query_one("#target", Static).content) == target
+        await pilot.press("y")
+        await sends_done(app)
+        await pilot.pause()
+        assert isinstance(app.screen, AdBreakScreen)  # the break's panel, of edge-2's stream
+        assert "profile edge-2" in status_of(app) and edge in status_of(app)
+
+        def cues(sim: ThreadedSimulator) -> list[object]:
+            def read() -> list[object]:
+                stream = sim.running.world.find_stream("default", "app", "stream")
+                assert stream is not None
+                return [event.body for event in stream.events.events]
+
+            return sim.call(read)
+
+        assert cues(three[0]) == cues(three[1]) == [] and len(cues(three[2])) == 1  # no fleet-wide send
+        records = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+        intents = [record for record in records if record["type"] == "intent"]
+        assert [(r["server"], r["profile"], r["stream"]) for r in intents] == [(edge, "edge-2", "stream")]
+    for sim in three:  # the publisher holds a blocked playlist reload until its deadline
+        sim.advance(20)
