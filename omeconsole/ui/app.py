@@ -33,6 +33,8 @@ from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.keymap import split_keymap
 from omeconsole.ui.live import LiveSession, Pace, Ticker, ViewOptions
+from omeconsole.ui.past import StoredPast
+from omeconsole.ui.recording import ConsoleRecording, server_of
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
@@ -63,7 +65,10 @@ class ConsoleApp(App[None]):
 
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
-                 export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0) -> None:
+                 export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0,
+                 record_history: bool = True) -> None:
+        """`record_history`: record every sample into the history store and start charts with the recorded
+        past, as `[history] enabled` says (the demo and a replay have nothing of their own to record)."""
         super().__init__()
         self.settings = settings
         self.clock = clock
@@ -76,6 +81,8 @@ class ConsoleApp(App[None]):
         self._ticker = Ticker(clock)
         self._live: LiveSession | None = None
         self._prompted: Session | None = None
+        recording = record_history and settings.history.enabled
+        self._recording = ConsoleRecording(settings.history, clock) if recording else None
 
     @property
     def live(self) -> LiveSession:
@@ -93,11 +100,23 @@ class ConsoleApp(App[None]):
         self._load_themes()
         self._apply_keymap(self.settings.keymap)
         self.run_worker(self._ticker.run(), name="ticker", group="ticker", exit_on_error=False)
+        if self._recording is not None:
+            self._start_recording(self._recording)
         self._open_session(self._select)
 
     async def on_unmount(self) -> None:
         if self._live is not None:
             await self._live.session.aclose()
+            if self._live.past is not None:
+                self._live.past.close()
+        if self._recording is not None:
+            await self._recording.close()
+
+    @work(group="history", exit_on_error=False)
+    async def _start_recording(self, recording: ConsoleRecording) -> None:
+        problem = await recording.start()
+        if problem is not None:
+            self.notify(visible(problem), title="no history", severity="warning", timeout=15, markup=False)
 
     def _load_themes(self) -> None:
         loaded = load_themes(self._theme_dirs)
@@ -126,8 +145,12 @@ class ConsoleApp(App[None]):
         """Connect with the current settings; the previous session's screens and link are closed."""
         previous = self._live
         session = self._connector(self.settings)
+        past = None
+        if self._recording is not None:
+            self._recording.follow(session)
+            past = StoredPast(self._recording.path, self.settings.history, server_of(session).key, self.clock)
         live = LiveSession(session, self._ticker, AdBoard(session.adops), self._options, self._pace,
-                           self._export_dir)
+                           self._export_dir, past=past)
         if note:
             live.notes.say(note, self.clock.monotonic())
         self._live = live
@@ -137,6 +160,8 @@ class ConsoleApp(App[None]):
         self._tell_unknown_outcomes(live)
         if previous is not None:
             self.run_worker(previous.session.aclose(), group="close", exit_on_error=False)
+            if previous.past is not None:
+                previous.past.close()
 
     def _show(self, dashboard: Screen[None]) -> None:
         """The new session's dashboard replaces every screen of the old one."""

@@ -75,7 +75,7 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
         clock = clock or SystemClock()
         app = ConsoleApp(server, connector(clock, demo=True, freeze_gc=True), clock,
                          select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP,
-                         chart_gap=CHART_GAP)
+                         chart_gap=CHART_GAP, record_history=False)  # a throwaway server: not the operator's history
         app.sub_title = title
         await app.run_async()
         return app.return_code or 0
