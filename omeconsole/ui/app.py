@@ -156,12 +156,16 @@ class ConsoleApp(App[None]):
         self._live = live
         session.engine.add_listener(partial(self._engine_update, session))
         self.run_worker(session.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
-        self._show(DashboardScreen(live, select=select))
+        self._show(self.dashboard(live, select))
         self._tell_unknown_outcomes(live)
         if previous is not None:
             self.run_worker(previous.session.aclose(), group="close", exit_on_error=False)
             if previous.past is not None:
                 previous.past.close()
+
+    def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
+        """The first screen of a session (a replay's app shows its own)."""
+        return DashboardScreen(live, select=select)
 
     def _show(self, dashboard: Screen[None]) -> None:
         """The new session's dashboard replaces every screen of the old one."""
