@@ -77,14 +77,15 @@ def screen_text(app: ConsoleApp) -> str:
 
 
 def healthy(app: ConsoleApp, clock: ParkingClock) -> bool:
-    view = app.view(NEWS)
-    return (app.connection.status == "connected" and view.state is NodeState.LIVE and view.error is None
+    engine = app.session.engine
+    view = engine.node(NEWS)
+    return (engine.connection.status == "connected" and view.state is NodeState.LIVE and view.error is None
             and view.age(clock.monotonic()) == 0.0 and not app.screen.query_one(Banner).display)
 
 
 def no_bogus_rates(app: ConsoleApp) -> bool:
     return all(rate is None or (math.isfinite(rate) and 0 <= rate <= 3000 * 1320)
-               for sample in app.view(NEWS).history for rate in (sample.rate_in_bps,))
+               for sample in app.session.engine.node(NEWS).history for rate in (sample.rate_in_bps,))
 
 
 @pytest.mark.parametrize(("spec", "latency_s", "expect_shown"), [
@@ -108,7 +109,7 @@ async def test_the_tui_shows_the_fault_and_recovers_within_two_intervals(
                 assert healthy(app, console_clock), text
             else:
                 assert re.search(expect_shown, text), text
-                assert app.view(NEWS).state is NodeState.STALE
+                assert app.session.engine.node(NEWS).state is NodeState.STALE
                 assert TOKEN not in text
                 assert TOKEN not in app.export_screenshot()
             simulator.set_faults(False)
@@ -125,7 +126,7 @@ async def test_the_tui_rides_through_a_server_restart_without_a_spike(
             driver = Driver(pilot, console_clock, simulator)
             await driver.warm_up(3)
             await driver.step(1.0, times=10)
-            history = list(app.view(NEWS).history)
+            history = list(app.session.engine.node(NEWS).history)
             created = {sample.stats.created for sample in history}
             assert len(created) >= 2  # the restart was seen
             assert no_bogus_rates(app)

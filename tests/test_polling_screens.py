@@ -26,18 +26,19 @@ async def test_the_detail_view_polls_its_node_and_its_parents_and_the_dashboard_
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(3)
         now = console_clock.monotonic
-        assert all(app.session.engine.node(path).age(now()) == 0.0 for path in [NEWS, *PARENTS, *OTHERS])  # rows on screen
+        engine = app.session.engine
+        assert all(engine.node(path).age(now()) == 0.0 for path in [NEWS, *PARENTS, *OTHERS])  # rows on screen
         await pilot.press("enter")
         await driver.settle()
         assert isinstance(app.screen, NodeScreen) and app.screen.path == NEWS
         await driver.step(1.0, times=5)
         for path in [NEWS, *PARENTS]:
-            assert app.session.engine.node(path).age(now()) == 0.0 and app.session.engine.node(path).state is NodeState.LIVE
+            assert engine.node(path).age(now()) == 0.0 and engine.node(path).state is NodeState.LIVE
         for path in OTHERS:  # on the dashboard behind, not on screen: not polled
-            age = app.session.engine.node(path).age(now())
+            age = engine.node(path).age(now())
             assert age is not None and age >= 5.0
         await pilot.press("escape")
         await driver.settle()
         assert isinstance(app.screen, DashboardScreen)
         await driver.step(1.0, times=2)
-        assert all(app.session.engine.node(path).age(now()) == 0.0 for path in OTHERS)  # its rows again
+        assert all(engine.node(path).age(now()) == 0.0 for path in OTHERS)  # its rows again

@@ -40,14 +40,15 @@ def warmed(clock: ParkingClock, simulator: ThreadedSimulator | None, steps: int 
 def test_dashboard_in_every_theme(snap_compare: SnapCompare, quiet_ui: None, threaded_sim: ThreadedSimulator,
                                   tmp_path: Path, theme: str, size: tuple[int, int]) -> None:
     clock = ParkingClock()
-    app = make_app(threaded_sim.api_url, clock, tmp_path, theme=theme, select="default/app/news")
+    app = make_app(threaded_sim.api_url, clock, tmp_path, theme=theme, select="default/app/news",
+                   fixed_address=True)
     assert snap_compare(app, terminal_size=size, run_before=warmed(clock, threaded_sim))
 
 
 def test_help_screen(snap_compare: SnapCompare, quiet_ui: None, threaded_sim: ThreadedSimulator,
                      tmp_path: Path) -> None:
     clock = ParkingClock()
-    app = make_app(threaded_sim.api_url, clock, tmp_path, select="default/app/news")
+    app = make_app(threaded_sim.api_url, clock, tmp_path, select="default/app/news", fixed_address=True)
 
     async def open_help(pilot: Pilot[Any]) -> None:
         await pilot.press("question_mark")
@@ -58,7 +59,7 @@ def test_help_screen(snap_compare: SnapCompare, quiet_ui: None, threaded_sim: Th
 def test_command_palette(snap_compare: SnapCompare, quiet_ui: None, threaded_sim: ThreadedSimulator,
                          tmp_path: Path) -> None:
     clock = ParkingClock()
-    app = make_app(threaded_sim.api_url, clock, tmp_path, select="default/app/news")
+    app = make_app(threaded_sim.api_url, clock, tmp_path, select="default/app/news", fixed_address=True)
 
     async def open_palette(pilot: Pilot[Any]) -> None:
         await pilot.press("ctrl+p", *"theme: ome")
@@ -75,7 +76,7 @@ def test_disconnected_banner(snap_compare: SnapCompare, quiet_ui: None, tmp_path
 def test_too_small_terminal_keeps_one_panel(snap_compare: SnapCompare, quiet_ui: None,
                                             threaded_sim: ThreadedSimulator, tmp_path: Path) -> None:
     clock = ParkingClock()
-    app = make_app(threaded_sim.api_url, clock, tmp_path, select="default/app/news")
+    app = make_app(threaded_sim.api_url, clock, tmp_path, select="default/app/news", fixed_address=True)
     assert snap_compare(app, terminal_size=(60, 18), run_before=warmed(clock, threaded_sim, 3))
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from omeconsole.core import units as fmt
 from omeconsole.core.export import write_history
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample
 from omeconsole.model.server import LinkState
-from omeconsole.ui import format as fmt
 from omeconsole.ui.badges import node_label
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, ThemeFileError, load_theme_file, load_themes
 from omeconsole.ui.widgets.connection_bars import bar
@@ -101,8 +101,9 @@ class TestDrawing:
     def test_badges_say_the_state_in_words(self) -> None:
         label = node_label(view("default/app/news", viewers=25, rate=3e6, history=2), {}).plain
         assert label == "news  ● live  srt  25 viewers  in 3.00 Mb/s  out n/a"
-        ended = node_label(view("default/app/news", state=NodeState.ENDED), {}, compact=True).plain
-        assert ended == "news  ■ ended  0 viewers"
+        ended = view("default/app/news", viewers=25, rate=3e6, state=NodeState.ENDED, history=2)
+        assert node_label(ended, {}, compact=True).plain == "news  ■ ended  — viewers"  # no current figures
+        assert node_label(ended, {}).plain == "news  ■ ended  n/a  — viewers  in —  out —"
 
     def test_banner_explains_and_counts_down(self) -> None:
         down = LinkState(status="unreachable", message="cannot connect to h:1 (retrying in 4 s)",

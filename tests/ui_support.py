@@ -13,7 +13,7 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Self, TypeVar
@@ -25,9 +25,10 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input
 
+from omeconsole.api.http import Cap, HttpTransport, Method, Reply, Timeouts
 from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
-from omeconsole.core.session import connector
+from omeconsole.core.session import Connector, Session, connector
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
@@ -36,6 +37,8 @@ from simulator.world.clock import Clock, ManualClock
 
 TOKEN = "ui-test-token"
 SEED = 11
+SHOWN_URL = "http://127.0.0.1:8081"
+"""The address snapshot tests connect to: the simulator's real port changes every run, the picture must not."""
 T = TypeVar("T")
 
 
@@ -111,15 +114,48 @@ def make_settings(api_url: str, *, token: str = TOKEN, theme: str = "ome-dark", 
                     timeout=2.0, request_budget=500.0, **extra)
 
 
+class AliasTransport:
+    """Real HTTP to `real`, for a client that was given `alias` as the server's address."""
+
+    def __init__(self, alias: str, real: str) -> None:
+        self._alias, self._real = alias.rstrip("/"), real.rstrip("/")
+        self._wire = HttpTransport()
+
+    async def request(self, method: Method, url: str, *, cap: Cap, headers: Mapping[str, str] | None = None,
+                      body: bytes | None = None, timeouts: Timeouts | None = None) -> Reply:
+        if url.startswith(self._alias):
+            url = self._real + url[len(self._alias):]
+        return await self._wire.request(method, url, cap=cap, headers=headers, body=body, timeouts=timeouts)
+
+    async def aclose(self) -> None:
+        await self._wire.aclose()
+
+
+def aliased_connector(clock: FakeClock, tmp_path: Path, real_url: str) -> Connector:
+    """Sessions that show and record `SHOWN_URL` while their requests go to `real_url`."""
+    rng = random.Random(SEED)
+
+    def connect(settings: Settings) -> Session:
+        transport = AliasTransport(SHOWN_URL, real_url)
+        return connector(clock, rng=rng, audit_path=tmp_path / "audit.jsonl", transport=transport)(settings)
+
+    return connect
+
+
 def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | None = None,
-             token: str = TOKEN, theme: str = "ome-dark", **extra: Any) -> ConsoleApp:
+             token: str = TOKEN, theme: str = "ome-dark", fixed_address: bool = False, **extra: Any) -> ConsoleApp:
     """The real app, its connector over HTTP with the fake clock and a seeded jitter source.
 
     Redraws follow every report (the default `redraw_gap=0`): the real terminal's merge of reports
     waits on a real-time timer, which would otherwise decide what a frozen-clock screenshot shows.
+    `fixed_address`: the app is told `SHOWN_URL` (what the status line shows) and reaches `api_url`.
     """
-    return ConsoleApp(make_settings(api_url, token=token, theme=theme, **extra),
-                      connector(clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl"), clock,
+    if fixed_address:
+        connect = aliased_connector(clock, tmp_path, api_url)
+        api_url = SHOWN_URL
+    else:
+        connect = connector(clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl")
+    return ConsoleApp(make_settings(api_url, token=token, theme=theme, **extra), connect, clock,
                       select=NodePath.parse(select) if select else None,
                       theme_dirs=[BUILTIN_THEME_DIR], export_dir=tmp_path / "exports")
 

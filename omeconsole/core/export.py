@@ -53,8 +53,11 @@ def _row(sample: Sample, wall_now: datetime, mono_now: float) -> dict[str, Any]:
 
 
 def _file_stem(view: NodeView, wall_now: datetime) -> str:
+    """`vhost_app_stream-<time>`; names are the server's: anything a file name cannot hold or a terminal
+    would act on (NUL, separators, control and bidi characters) becomes `_`, and each part is capped."""
     parts = [p for p in (view.path.vhost, view.path.app, view.path.stream) if p is not None]
-    return "_".join(parts) + "-" + wall_now.strftime("%Y%m%dT%H%M%S")
+    safe = ["".join(c if c.isprintable() and c not in "/\\" else "_" for c in part)[:64] for part in parts]
+    return "_".join(safe) + "-" + wall_now.strftime("%Y%m%dT%H%M%S")
 
 
 def write_history(view: NodeView, directory: Path, wall_now: datetime, mono_now: float) -> list[Path]:

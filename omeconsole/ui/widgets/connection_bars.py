@@ -39,13 +39,15 @@ class ConnectionBars(Static):
         self._protocols = tuple(protocols)
         self._counts: Mapping[str, int] | None = None
         self._lines = 0
+        self._lines_width = 0
+        """The width `_lines` was measured at: at another width the lines are counted afresh."""
 
     def show(self, counts: Mapping[str, int] | None, *, fresh: bool = False) -> None:
         """None means the server does not report this direction. `fresh`: another node than before."""
-        if fresh:
-            self._lines = 0
         if counts == self._counts and not fresh:
             return
+        if fresh or (counts is None) != (self._counts is None):
+            self._lines = 0  # another node, or n/a to bars: nothing to keep steady
         self._counts = dict(counts) if counts is not None else None
         self._draw()
 
@@ -67,8 +69,8 @@ class ConnectionBars(Static):
         if not width:
             return
         lines = len(text.wrap(self.app.console, width))
-        if lines > self._lines or lines < self._lines - 1:
-            self._lines = lines
+        if width != self._lines_width or lines > self._lines or lines < self._lines - 1:
+            self._lines, self._lines_width = lines, width
             self.styles.height = lines + self.styles.gutter.height
 
     def _text(self) -> Text:
