@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from textual.widgets import Label
 from ui_support import (
     SEED,
     Driver,
@@ -22,8 +23,6 @@ from ui_support import (
     threaded_sim,
     tree_row,
 )
-
-from textual.widgets import Label
 
 from omeconsole.core.history.replay import READ_ONLY_REASON
 from omeconsole.core.history.settings import HistorySettings
