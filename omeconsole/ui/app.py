@@ -148,7 +148,8 @@ class ConsoleApp(App[None]):
         past = None
         if self._recording is not None:
             self._recording.follow(session)
-            past = StoredPast(self._recording.path, self.settings.history, server_of(session).key, self.clock)
+            past = StoredPast(self._recording.path, self.settings.history, server_of(session).key, self.clock,
+                              after=self._recording.settled)
         live = LiveSession(session, self._ticker, AdBoard(session.adops), self._options, self._pace,
                            self._export_dir, past=past)
         if note:

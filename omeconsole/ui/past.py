@@ -110,13 +110,16 @@ class JoinedSeries(Series):
 class StoredPast:
     """The recorded past of one server's nodes, read in one worker thread (a reader is per thread)."""
 
-    def __init__(self, path: Path, settings: HistorySettings, server: str, clock: Clock) -> None:
+    def __init__(self, path: Path, settings: HistorySettings, server: str, clock: Clock, *,
+                 after: asyncio.Event | None = None) -> None:
+        """`after`: set when the store may be read (the console's writer has opened or created it)."""
+        self._after = after
         self.path = path
         self.settings = settings
         self.server = server
         self._clock = clock
         self._loaded: dict[NodePath, _Loaded] = {}
-        self._pending: dict[NodePath, asyncio.Future[_Loaded]] = {}
+        self._pending: dict[NodePath, asyncio.Task[_Loaded]] = {}
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="omeconsole-past")
         self._local = threading.local()
 
@@ -142,22 +145,27 @@ class StoredPast:
         if path not in self._loaded:
             await asyncio.shield(self._request(path))
 
-    def _request(self, path: NodePath) -> asyncio.Future[_Loaded]:
+    def _request(self, path: NodePath) -> asyncio.Task[_Loaded]:
         pending = self._pending.get(path)
         if pending is not None:
             return pending
-        loop = asyncio.get_running_loop()
-        now, wall = self._clock.monotonic(), self._clock.wall().timestamp()
-        future = loop.run_in_executor(self._executor, self._read, path, now, wall)
-        self._pending[path] = future
 
-        def done(finished: asyncio.Future[_Loaded]) -> None:
+        async def load() -> _Loaded:
+            if self._after is not None:
+                await self._after.wait()
+            now, wall = self._clock.monotonic(), self._clock.wall().timestamp()
+            return await asyncio.get_running_loop().run_in_executor(self._executor, self._read, path, now, wall)
+
+        task = asyncio.get_running_loop().create_task(load())
+        self._pending[path] = task
+
+        def done(finished: asyncio.Task[_Loaded]) -> None:
             self._pending.pop(path, None)
             if not finished.cancelled() and finished.exception() is None:
                 self._loaded[path] = finished.result()
 
-        future.add_done_callback(done)
-        return future
+        task.add_done_callback(done)
+        return task
 
     def _reader(self) -> HistoryReader:
         from omeconsole.core.history.reader import HistoryReader

@@ -46,6 +46,9 @@ class ConsoleRecording:
         self._unsubscribe: Callable[[], None] | None = None
         self.problem: str | None = None
         """Why nothing is recorded, once the store could not be opened (None while it records)."""
+        self.settled = asyncio.Event()
+        """Set once `start()` has opened the store or given up: readers of the store wait for it, so that
+        they never read a file the writer is still creating."""
 
     @property
     def recording(self) -> bool:
@@ -63,6 +66,8 @@ class ConsoleRecording:
             self._waiting = []
             self.problem = f"history is not recorded: {error}"
             return self.problem
+        finally:
+            self.settled.set()
         if self._closed:  # the app quit while the store was opening
             await asyncio.to_thread(writer.close)
             return None
