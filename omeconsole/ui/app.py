@@ -61,7 +61,7 @@ class ConsoleApp(App[None]):
     TITLE = "omeconsole"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-compact"), (140, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-regular"), (40, "-tall")]
-    BINDINGS = bindings("help", "quit")
+    BINDINGS = bindings("help", "quit", "ended")
 
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
@@ -221,6 +221,15 @@ class ConsoleApp(App[None]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(help_entries(self.screen, self.settings.keymap)))
+
+    def action_ended(self) -> None:
+        from omeconsole.ui.ended_screen import EndedScreen, ended_source  # only when asked
+
+        source = ended_source(self.live)
+        if source is None:
+            self.notify("no history is recorded ([history] enabled = false, or the demo)", markup=False)
+        elif not isinstance(self.screen, EndedScreen):
+            self.push_screen(EndedScreen(source, self.clock))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield SystemCommand("Connect to a server…", "Enter a management API address and token", self.action_connect)

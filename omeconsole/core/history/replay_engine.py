@@ -116,6 +116,7 @@ class ReplayEngine(PollingEngine):
         """`client`: the session's, never used (`no_network_client`)."""
         super().__init__(client, clock, settings)
         self.cursor = cursor = clock.cursor
+        self.reader = reader
         self.server_key = server
         self._replay_clock = clock
         now = clock.wall().timestamp()  # which resolutions the store still holds is counted from the console's now
