@@ -111,3 +111,17 @@ async def test_ended_streams_stay_browsable_from_the_store_with_their_life_in_on
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen.query("#tree")  # back on the dashboard
+
+
+async def test_with_history_disabled_in_the_config_nothing_is_written(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, tmp_path: Path) -> None:
+    store = tmp_path / "history.sqlite3"
+    clock = ParkingClock(wall_start=WALL)
+    app = make_app(threaded_sim.api_url, clock, tmp_path, select=str(NEWS),
+                   history=HistorySettings(enabled=False, path=store))
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, clock, threaded_sim)
+        await driver.warm_up(3)
+        assert "●" in shown(app.screen.query_one("#tree"))
+        await pilot.press("q")
+    assert not store.exists()

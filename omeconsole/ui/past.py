@@ -20,14 +20,13 @@ import concurrent.futures
 import dataclasses
 import sqlite3
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING
 
 from omeconsole.core.clock import Clock
 from omeconsole.core.history.settings import HistorySettings
-from omeconsole.model.nodes import NodeView, Point, Series, SeriesColumns
+from omeconsole.model.nodes import NodeView, Point, PointwiseSeries, Series, SeriesColumns
 from omeconsole.model.paths import NodePath
 
 if TYPE_CHECKING:
@@ -51,7 +50,7 @@ class _Loaded:
     """Console monotonic time the store was read: the past covers everything before it."""
 
 
-class JoinedSeries(Series):
+class JoinedSeries(PointwiseSeries):
     """Stored points from before `cut`, one gap (the console was not running), then a live series."""
 
     __slots__ = ("_gap", "_live", "_past", "_upto")
@@ -65,7 +64,7 @@ class JoinedSeries(Series):
     def __len__(self) -> int:
         return self._upto + self._gap + len(self._live)
 
-    def _point(self, index: int) -> Point:
+    def point(self, index: int) -> Point:
         past, upto = self._past, self._upto
         if index < upto:
             return Point(past.at[index], past.rate_in_bps[index], past.rate_out_bps[index], past.viewers[index])
@@ -73,28 +72,13 @@ class JoinedSeries(Series):
             return Point(past.at[upto - 1] + GAP_AFTER_S, None, None, None)
         return self._live[index - upto - self._gap]
 
-    @overload
-    def __getitem__(self, index: int) -> Point: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Point]: ...
-
-    def __getitem__(self, index: int | slice) -> Point | Sequence[Point]:
-        if isinstance(index, slice):
-            return [self._point(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError("series index out of range")
-        return self._point(index)
-
     def columns(self, since: float | None = None) -> SeriesColumns:
         past, upto = self._past, self._upto
         first = 0 if since is None else bisect.bisect_left(past.at, since, 0, upto)
         columns = SeriesColumns(past.at[first:upto], past.rate_in_bps[first:upto], past.rate_out_bps[first:upto],
                                 past.viewers[first:upto])
         if self._gap and first < upto:
-            gap = self._point(upto)
+            gap = self.point(upto)
             columns.at.append(gap.at)
             columns.rate_in_bps.append(None)
             columns.rate_out_bps.append(None)

@@ -22,7 +22,6 @@ import bisect
 import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import overload
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import UnreachableError
@@ -31,7 +30,7 @@ from omeconsole.core.clock import Clock
 from omeconsole.core.history.reader import HistoryReader
 from omeconsole.core.history.replay import READ_ONLY_REASON, ReplayCursor, ReplaySource
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine, PollSettings, Refresh
-from omeconsole.model.nodes import Listing, NodeView, Point, Series, SeriesColumns
+from omeconsole.model.nodes import Listing, NodeView, Point, PointwiseSeries, SeriesColumns
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
 from omeconsole.model.server import LinkState
@@ -76,7 +75,7 @@ class ReplayClock:
         await self.real.sleep(seconds)
 
 
-class _SampleSeries(Series):
+class _SampleSeries(PointwiseSeries):
     """A chart's series over replayed samples, bisected by time."""
 
     __slots__ = ("_samples", "_times")
@@ -88,20 +87,9 @@ class _SampleSeries(Series):
     def __len__(self) -> int:
         return len(self._samples)
 
-    def _point(self, index: int) -> Point:
+    def point(self, index: int) -> Point:
         sample = self._samples[index]
         return Point(self._times[index], sample.rate_in_bps, sample.rate_out_bps, sample.viewers)
-
-    @overload
-    def __getitem__(self, index: int) -> Point: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Point]: ...
-
-    def __getitem__(self, index: int | slice) -> Point | Sequence[Point]:
-        if isinstance(index, slice):
-            return [self._point(i) for i in range(*index.indices(len(self)))]
-        return self._point(index if index >= 0 else index + len(self))
 
     def columns(self, since: float | None = None) -> SeriesColumns:
         first = 0 if since is None else bisect.bisect_left(self._times, since)
