@@ -5,7 +5,8 @@ Recording: the console in a real pseudo-terminal (tmux, as bench_tui) against `o
 recording into a fresh store, alternating their order each round; CPU is the console process's
 utime+stime over a window after the first data (the writer is a thread of that process, so its cost
 is in the figure). The same run then opens `omeconsole --replay --since 1h` on the store the last
-recording run left, and times launch -> the first screen showing the REPLAY badge and a reading.
+recording run left, and times launch -> the first screen showing the REPLAY badge and a reading,
+beside the live console's launch -> first reading of the same runs.
 
     .venv/bin/python bench/bench_tui_history.py [--seconds 30] [--rounds 2] [--scenario demo --scenario scale]
 """
@@ -32,8 +33,8 @@ def _config(directory: Path, recording: bool) -> Path:
     return config
 
 
-def console_cpu(scenario: str, seconds: float, config: Path) -> tuple[float, str]:
-    """The console's CPU share over `seconds` of steady running, and the API URL it watched."""
+def console_run(scenario: str, seconds: float, config: Path) -> tuple[float, float, str]:
+    """The console's CPU share over `seconds` of steady running, its first data (s), the API URL it watched."""
     plan = Plan(scenario, scenario, 0, (Window("steady", 10.0, seconds),), select=SELECT[scenario])
     simulator, api_url = _start_simulator(scenario)
     try:
@@ -42,7 +43,7 @@ def console_cpu(scenario: str, seconds: float, config: Path) -> tuple[float, str
     finally:
         simulator.terminate()
         simulator.wait(timeout=10)
-    return launch.cpu["steady"], api_url
+    return launch.cpu["steady"], launch.first_data_s, api_url
 
 
 def replay_first_frame(config: Path, api_url: str) -> float:
@@ -71,22 +72,26 @@ def main() -> int:
     args = parser.parse_args()
     scenarios = args.scenario or ["demo", "scale"]
     print(f"python {sys.version.split()[0]}; {args.rounds} rounds of {args.seconds:g} s per scenario and mode")
-    print("| scenario | console CPU, not recording | recording | recording - not | replay first frame |")
-    print("|---|---|---|---|---|")
+    print("| scenario | console CPU, not recording | recording | recording - not | live first data | "
+          "replay first frame |")
+    print("|---|---|---|---|---|---|")
     for scenario in scenarios:
         cpu: dict[bool, list[float]] = {False: [], True: []}
         frames: list[float] = []
+        first_data: list[float] = []
         api_url = ""
         with tempfile.TemporaryDirectory() as scratch:
             directory = Path(scratch)
             for round_ in range(args.rounds):
                 for recording in ((False, True) if round_ % 2 == 0 else (True, False)):
-                    share, watched = console_cpu(scenario, args.seconds, _config(directory, recording))
+                    share, first, watched = console_run(scenario, args.seconds, _config(directory, recording))
                     cpu[recording].append(share)
+                    first_data.append(first)
                     api_url = watched if recording else api_url
                 frames.append(replay_first_frame(_config(directory, True), api_url))
         off, on = statistics.median(cpu[False]), statistics.median(cpu[True])
-        print(f"| {scenario} | {off:.1%} | {on:.1%} | {on - off:+.1%} | {statistics.median(frames):.2f} s |")
+        print(f"| {scenario} | {off:.1%} | {on:.1%} | {on - off:+.1%} | {statistics.median(first_data):.2f} s | "
+              f"{statistics.median(frames):.2f} s |")
     return 0
 
 
