@@ -28,6 +28,7 @@ from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.session import Connector, Session, connector
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
+from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
 from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.commands import action_commands
@@ -155,6 +156,7 @@ class ConsoleApp(App[None]):
         if note:
             live.notes.say(note, self.clock.monotonic())
         self._live = live
+        adops_seam.relay(self, live)
         session.engine.add_listener(partial(self._engine_update, session))
         self.run_worker(session.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
         self._show(self.dashboard(live, select))
