@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the store's modules are imported when the command runs, not
 DEFAULT_SINCE_S = 3600.0
 
 
-def _duration(text: str) -> float:
+def duration_argument(text: str) -> float:
     try:
         return parse_duration(text)
     except ValueError as error:
@@ -70,11 +70,12 @@ def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     history.add_argument("target", nargs="?", type=_target, metavar="[PROFILE:]VHOST[/APP[/STREAM]]",
                          help="the node; without it, the recorded streams and their summaries")
     since = history.add_mutually_exclusive_group()
-    since.add_argument("--since", type=_duration, help="how far back from --to (default 1h): 90s, 30m, 2h, 7d")
+    since.add_argument("--since", type=duration_argument, help="how far back from --to (default 1h): 90s, 30m, 2h, 7d")
     since.add_argument("--from", dest="start", type=_moment, metavar="T",
                        help="start: ISO 8601 (local time unless it says otherwise) or epoch seconds")
     history.add_argument("--to", dest="end", type=_moment, metavar="T", help="end (default now)")
-    history.add_argument("--step", type=_duration, help="one point per STEP (10s, 1m, 1h); default: every sample "
+    history.add_argument("--step", type=duration_argument,
+                         help="one point per STEP (10s, 1m, 1h); default: every sample "
                          "as taken while kept at full resolution, else the stored tier's buckets")
     output = history.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="one JSON document")

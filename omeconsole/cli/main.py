@@ -100,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(parser, suppress=False)
     _fleet_option(parser, suppress=False)
     _select_option(parser, suppress=False)
+    parser.add_argument("--replay", action="store_true",
+                        help="open the console on recorded data (the history store), asking no server")
+    parser.add_argument("--since", dest="replay_since", type=history_cmd.duration_argument, metavar="DURATION",
+                        help="with --replay: how far back the replay reaches (default 1h): 30m, 2h, 1d")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     made: dict[str, argparse.ArgumentParser] = {}
 
@@ -233,6 +237,9 @@ def _command(args: argparse.Namespace) -> int:
     command = args.command or "ui"
     if command == "config":
         return _config(args.action)
+    if args.replay and args.fleet is not None:
+        complain("--replay opens one server's recording: name it with --profile (a fleet's replay is not there yet)")
+        return exit_codes.USAGE
     if args.fleet is not None or getattr(args, "servers", None):
         return several.run(args, command)
     try:
@@ -245,6 +252,15 @@ def _command(args: argparse.Namespace) -> int:
         fleet = {"fleet": True} if args.demo_fleet else {}
         return _run_ui("omeconsole.ui.demo", "run_demo", settings, scenario=args.scenario, seed=args.seed,
                        select=select, **fleet)
+    if args.replay_since is not None and not args.replay:
+        complain("--since before the command is for --replay (history takes its own: history NODE --since 2h)")
+        return exit_codes.USAGE
+    if args.replay:
+        if command != "ui":
+            complain(f"--replay opens the console; it does not go with {command}")
+            return exit_codes.USAGE
+        return _run_ui("omeconsole.ui.replay.app", "run_replay", settings, since=args.replay_since,
+                       named=bool(args.api_url or args.profile), select=select)
     if command == "ui":
         # No token is fine: the server answers 401 and the console asks for one.
         return _run_ui("omeconsole.ui.app", "run_app", settings, select=select)

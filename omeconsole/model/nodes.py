@@ -63,6 +63,31 @@ class Series(Sequence[Point]):
         """The points at or after `since` (all when None), as columns."""
 
 
+class PointwiseSeries(Series):
+    """A series that makes each point when it is asked for (`point(index)`, 0 <= index < len)."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def point(self, index: int) -> Point:
+        """Point `index`, counted from the oldest."""
+
+    @overload
+    def __getitem__(self, index: int) -> Point: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Point]: ...
+
+    def __getitem__(self, index: int | slice) -> Point | Sequence[Point]:
+        if isinstance(index, slice):
+            return [self.point(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("series index out of range")
+        return self.point(index)
+
+
 class _NoSeries(Series):
     __slots__ = ()
 

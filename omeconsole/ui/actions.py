@@ -39,10 +39,12 @@ class ConsoleAction:
     show: bool = True
     """In the footer (while it applies)."""
     key_display: str | None = None
+    priority: bool = False
+    """Before the focused widget's own use of the keys (the replay's arrows over the tree's)."""
 
     def binding(self) -> Binding:
         return Binding(self.keys, self.action, self.description, show=self.show, key_display=self.key_display,
-                       id=self.id, tooltip=self.detail)
+                       id=self.id, tooltip=self.detail, priority=self.priority)
 
     def applies_to(self, selected: NodePath | None) -> bool:
         return self.levels is None or (selected is not None and selected.level in self.levels)
@@ -85,11 +87,32 @@ _OWN = (
                   show=False),
     ConsoleAction("interval_shorter", "minus", "interval_shorter", "Faster", V, "Shorter refresh interval",
                   show=False),
+    # Replay (`omeconsole --replay`): time moves by these keys; the tree keeps h l g G.
+    ConsoleAction("replay_back", "left", "replay_jump(-10)", "-10 s", V, "Replay: 10 s back", priority=True,
+                  key_display="←"),
+    ConsoleAction("replay_forward", "right", "replay_jump(10)", "+10 s", V, "Replay: 10 s forward", priority=True,
+                  key_display="→"),
+    ConsoleAction("replay_back_more", "shift+left", "replay_jump(-60)", "-1 min", V, "Replay: 1 min back",
+                  priority=True, show=False),
+    ConsoleAction("replay_forward_more", "shift+right", "replay_jump(60)", "+1 min", V, "Replay: 1 min forward",
+                  priority=True, show=False),
+    ConsoleAction("replay_start", "home", "replay_seek(0)", "Start", V, "Replay: the start of the replayed range",
+                  priority=True, show=False),
+    ConsoleAction("replay_end", "end", "replay_seek(1)", "End", V, "Replay: the end of the replayed range",
+                  priority=True, show=False),
+    ConsoleAction("replay_play_1x", "1", "replay_play(1)", "Play 1x", V, "Replay: play at real speed"),
+    ConsoleAction("replay_play_10x", "2", "replay_play(10)", "10x", V, "Replay: play ten times faster"),
+    ConsoleAction("replay_play_60x", "3", "replay_play(60)", "60x", V, "Replay: play a minute a second"),
+    ConsoleAction("replay_pause", "p", "replay_pause", "Pause", V, "Replay: stop (or go on) where it is"),
     # App.
     ConsoleAction("export", "e", "export", "Export", APP, "Write the node's history as CSV and JSON",
                   levels=ANY_NODE),
     ConsoleAction("alerts", "A", "alerts", "Alerts", APP, "Which [[alerts]] rules are firing, said in the status line",
                   show=False),
+    ConsoleAction("ended", "H", "ended", "Ended", APP,
+                  "Every stream of this server that ended, from the history store: peak, bytes out, live time",
+                  show=False),
+    ConsoleAction("close_ended", "escape", "close", "Close", APP),
     ConsoleAction("help", "question_mark", "help", "Help", APP, "Every key, from the bindings", key_display="?"),
     ConsoleAction("quit", "q", "quit", "Quit", APP, "Leave the console"),
     ConsoleAction("close_help", "escape,question_mark,q", "dismiss", "Close help", APP),

@@ -34,6 +34,8 @@ from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.keymap import split_keymap
 from omeconsole.ui.live import LiveSession, Pace, Ticker, ViewOptions
+from omeconsole.ui.past import StoredPast
+from omeconsole.ui.recording import ConsoleRecording, server_of
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
@@ -60,11 +62,14 @@ class ConsoleApp(App[None]):
     TITLE = "omeconsole"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-compact"), (140, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-regular"), (40, "-tall")]
-    BINDINGS = bindings("help", "quit")
+    BINDINGS = bindings("help", "quit", "ended")
 
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
-                 export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0) -> None:
+                 export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0,
+                 record_history: bool = True) -> None:
+        """`record_history`: record every sample into the history store and start charts with the recorded
+        past, as `[history] enabled` says (the demo and a replay have nothing of their own to record)."""
         super().__init__()
         self.settings = settings
         self.clock = clock
@@ -77,6 +82,8 @@ class ConsoleApp(App[None]):
         self._ticker = Ticker(clock)
         self._live: LiveSession | None = None
         self._prompted: Session | None = None
+        recording = record_history and settings.history.enabled
+        self._recording = ConsoleRecording(settings.history, clock) if recording else None
 
     @property
     def live(self) -> LiveSession:
@@ -94,11 +101,23 @@ class ConsoleApp(App[None]):
         self._load_themes()
         self._apply_keymap(self.settings.keymap)
         self.run_worker(self._ticker.run(), name="ticker", group="ticker", exit_on_error=False)
+        if self._recording is not None:
+            self._start_recording(self._recording)
         self._open_session(self._select)
 
     async def on_unmount(self) -> None:
         if self._live is not None:
             await self._live.session.aclose()
+            if self._live.past is not None:
+                self._live.past.close()
+        if self._recording is not None:
+            await self._recording.close()
+
+    @work(group="history", exit_on_error=False)
+    async def _start_recording(self, recording: ConsoleRecording) -> None:
+        problem = await recording.start()
+        if problem is not None:
+            self.notify(visible(problem), title="no history", severity="warning", timeout=15, markup=False)
 
     def _load_themes(self) -> None:
         loaded = load_themes(self._theme_dirs)
@@ -127,18 +146,29 @@ class ConsoleApp(App[None]):
         """Connect with the current settings; the previous session's screens and link are closed."""
         previous = self._live
         session = self._connector(self.settings)
+        past = None
+        if self._recording is not None:
+            self._recording.follow(session)
+            past = StoredPast(self._recording.path, self.settings.history, server_of(session).key, self.clock,
+                              after=self._recording.settled)
         live = LiveSession(session, self._ticker, AdBoard(session.adops), self._options, self._pace,
-                           self._export_dir)
+                           self._export_dir, past=past)
         if note:
             live.notes.say(note, self.clock.monotonic())
         self._live = live
         adops_seam.relay(self, live)
         session.engine.add_listener(partial(self._engine_update, session))
         self.run_worker(session.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
-        self._show(DashboardScreen(live, select=select))
+        self._show(self.dashboard(live, select))
         self._tell_unknown_outcomes(live)
         if previous is not None:
             self.run_worker(previous.session.aclose(), group="close", exit_on_error=False)
+            if previous.past is not None:
+                previous.past.close()
+
+    def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
+        """The first screen of a session (a replay's app shows its own)."""
+        return DashboardScreen(live, select=select)
 
     def _show(self, dashboard: Screen[None]) -> None:
         """The new session's dashboard replaces every screen of the old one."""
@@ -193,6 +223,15 @@ class ConsoleApp(App[None]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(help_entries(self.screen, self.settings.keymap)))
+
+    def action_ended(self) -> None:
+        from omeconsole.ui.ended_screen import EndedScreen, ended_source  # only when asked
+
+        source = ended_source(self.live)
+        if source is None:
+            self.notify("no history is recorded ([history] enabled = false, or the demo)", markup=False)
+        elif not isinstance(self.screen, EndedScreen):
+            self.push_screen(EndedScreen(source, self.clock))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield SystemCommand("Connect to a server…", "Enter a management API address and token", self.action_connect)

@@ -77,7 +77,8 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
         simulator = await start_simulator(scenario, api_port=0, publisher_port=0, seed=seed)
         stop = simulator.stop
         app = ConsoleApp(_demo_server(base, simulator, None), connector(clock, demo=True, freeze_gc=True), clock,
-                         select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP)
+                         select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP,
+                         record_history=False)  # a throwaway server: not the operator's history
         app.sub_title = f"demo: simulated server at {simulator.api_url} ({scenario})"
     try:
         await app.run_async()

@@ -42,8 +42,9 @@ class FleetConsoleApp(ConsoleApp):
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
                  export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0) -> None:
         """`fleet.servers[0]` gives what is not a server's (theme, keymap); `connect` builds the fleet."""
-        super().__init__(fleet.servers[0], _no_single_server, clock, select=select,
-                         theme_dirs=theme_dirs, export_dir=export_dir, redraw_gap=redraw_gap, chart_gap=chart_gap)
+        # Not recorded yet: the recording follows one session (`omeconsole record --fleet` records a fleet).
+        super().__init__(fleet.servers[0], _no_single_server, clock, select=select, theme_dirs=theme_dirs,
+                         export_dir=export_dir, redraw_gap=redraw_gap, chart_gap=chart_gap, record_history=False)
         self.fleet_settings = fleet
         self._connect_fleet = connect
         self._fleet: FleetLive | None = None

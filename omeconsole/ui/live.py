@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.message_pump import MessagePump
 
@@ -27,11 +28,14 @@ from omeconsole.core.export import export_directory
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
 from omeconsole.core.session import Session
 from omeconsole.core.tree_model import SortOrder
+from omeconsole.model.nodes import NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.messages import ClockTick, EngineChanged
 from omeconsole.ui.widgets.chart_scale import WINDOWS
 
+if TYPE_CHECKING:
+    from omeconsole.ui.past import StoredPast
 Unsubscribe = Callable[[], None]
 
 
@@ -155,6 +159,8 @@ class LiveSession:
     alerts: AlertEvaluator | None = None
     """The `[[alerts]]` rules evaluated on this session's readings (None when the config has none)."""
     notes: NoteBoard = field(default_factory=NoteBoard)
+    past: StoredPast | None = None
+    """The recorded past of this server's nodes, put in front of their charts (None: no history store)."""
 
     @property
     def engine(self) -> PollingEngine:
@@ -175,6 +181,11 @@ class LiveSession:
     @property
     def audit(self) -> AuditLog:
         return self.session.audit
+
+    def chart_view(self, path: NodePath) -> NodeView:
+        """The node as its chart and sparklines show it: its recorded past first, when there is one."""
+        view = self.engine.node(path)
+        return view if self.past is None else self.past.joined(view)
 
     def tick_into(self, target: MessagePump) -> Unsubscribe:
         """`target` gets a `ClockTick` every second until the returned function is called."""

@@ -160,6 +160,10 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
         if version <= current:
             continue
         with transaction(connection):
+            # Another connection (a reader, `record` beside the console) may have migrated since the version
+            # was read: read it again under the write lock, so two openings of a new file never both create it.
+            if schema_version(connection) >= version:
+                continue
             for statement in (s for s in sql.split(";") if s.strip()):
                 connection.execute(statement)
             connection.execute("INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",
@@ -183,7 +187,28 @@ def open_database(path: Path, *, create: bool = True) -> sqlite3.Connection:
 
     `create=False` is for readers: a missing file is a HistoryError ("nothing recorded yet"), not a new
     empty database. The connection is in autocommit mode; write through `transaction`.
+
+    Two programs opening a new file at once (the console's writer and its reader, the console and
+    `record`) can find it locked in a way SQLite does not wait out (two connections each wanting the
+    other's lock): the opening is then tried again, for up to the busy timeout.
     """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    attempt = 0
+    while True:
+        try:
+            return _open(path, create)
+        except _Contended:
+            attempt += 1
+            if time.monotonic() >= deadline:
+                raise HistoryError(f"{path}: not a usable history database: database is locked") from None
+            time.sleep(min(0.2, 0.01 * attempt))
+
+
+class _Contended(Exception):
+    """Another connection held the lock this opening needed, and SQLite would not wait for it."""
+
+
+def _open(path: Path, create: bool) -> sqlite3.Connection:
     try:
         if create:
             _private_directory(path.parent)
@@ -206,6 +231,11 @@ def open_database(path: Path, *, create: bool = True) -> sqlite3.Connection:
             connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = FULL")  # a committed batch survives a power cut too
         _migrate(connection, path)
+    except sqlite3.OperationalError as error:
+        connection.close()
+        if "locked" in str(error) or "busy" in str(error):
+            raise _Contended from None
+        raise HistoryError(f"{path}: not a usable history database: {error}") from None
     except sqlite3.DatabaseError as error:
         connection.close()
         raise HistoryError(f"{path}: not a usable history database: {error}") from None

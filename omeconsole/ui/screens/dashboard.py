@@ -94,7 +94,7 @@ class DashboardScreen(LiveScreen):
             detail.clear(self._empty_message())
             return
         live = self.live
-        detail.show(live.engine.node(path), live.clock.monotonic(), live.options.chart_window,
+        detail.show(live.chart_view(path), live.clock.monotonic(), live.options.chart_window,
                     node_notes(live, path, self.app.theme_variables))
 
     def _empty_message(self) -> str:

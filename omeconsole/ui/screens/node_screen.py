@@ -84,7 +84,7 @@ class NodeScreen(LiveScreen):
     def redraw(self, changes: Changes) -> None:
         live = self.live
         now = live.clock.monotonic()
-        self.query_one(NodeDetail).show(live.engine.node(self.path), now, live.options.chart_window,
+        self.query_one(NodeDetail).show(live.chart_view(self.path), now, live.options.chart_window,
                                         node_notes(live, self.path, self.app.theme_variables))
         self._refresh_children(changes.nodes)
 

@@ -100,6 +100,8 @@ class StatusLine:
     """What the last key did, for a few seconds ("paused: polling once now")."""
     now: float | None = None
     """The console clock's now, for "last error 4 s ago"."""
+    replay: str = ""
+    """A replay's moment and speed ("14:02:10, 2 h ago  ▶ 10x"): shown behind a REPLAY badge instead of the link."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,11 @@ def status_parts(line: StatusLine, colours: Mapping[str, str]) -> list[_Part]:
     muted, warn = colours.get("muted", ""), colours.get("state-stale", "")
     connection = line.connection
     symbol, word = CONNECTION_MARKS[connection.status]
-    parts = [_Part(Text(f"{symbol} {word}", style="" if connection.status == "connected" else warn), 0)]
+    if line.replay:
+        parts = [_Part(Text(" REPLAY ", style=f"reverse bold {colours.get('accent', '')}"), 0),
+                 _Part(Text(line.replay, style="bold"), 0)]
+    else:
+        parts = [_Part(Text(f"{symbol} {word}", style="" if connection.status == "connected" else warn), 0)]
     if line.server:
         parts.append(_Part(Text(visible(line.server), style="bold"), 0))
     if line.profile:
@@ -135,7 +141,7 @@ def status_parts(line: StatusLine, colours: Mapping[str, str]) -> list[_Part]:
         parts.append(_Part(Text(f"▲ {connection.errors_per_minute:.0f} err/min", style=warn), 2))
     if line.note:
         parts.append(_Part(Text(visible(line.note), style="bold"), 2))
-    if line.interval is not None:
+    if line.interval is not None and not line.replay:
         parts.append(_Part(Text(f"every {units.interval(line.interval)}"), 3))
     parts.append(_Part(Text(f"age {units.age(line.data_age)}"), 3))
     if line.filter:
