@@ -11,7 +11,8 @@ and hops (a call from one `omeconsole/ui` file into another). The simulator runs
 traced). Against another checkout:
 
     .venv/bin/python bench/trace_cue_out.py
-    git archive 5047c83 | tar -x -C /tmp/before && PYTHONPATH=/tmp/before .venv/bin/python bench/trace_cue_out.py /tmp/before
+    git archive 5047c83 | tar -x -C /tmp/before
+    PYTHONPATH=/tmp/before .venv/bin/python bench/trace_cue_out.py /tmp/before
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def on_ad_ops_path(frame: FrameType) -> bool:
 def screen_text(app: Any) -> str:
     """Every toast and Static on screen, as plain text."""
     parts = [str(toast.render()) for toast in app.screen.query("Toast")]
-    parts += [str(getattr(static, "content", None) or getattr(static, "renderable", "")) for static in app.screen.query("Static")]
+    for static in app.screen.query("Static"):  # `content` now, `renderable` in older checkouts
+        parts.append(str(getattr(static, "content", None) or getattr(static, "renderable", "")))
     return "\n".join(parts)
 
 
@@ -127,7 +129,8 @@ def main() -> None:
     print(f"calls on the cue-out's path: {sum(calls.values())} (" + ", ".join(
         f"{name} {count}" for name, count in sorted(calls.items(), key=lambda item: -item[1])) + ")")
     print(f"distinct functions: {result['functions']}; hops between omeconsole/ui files: {result['hops']}")
-    print("plans and sends asked of the core: " + ", ".join(f"{name} {count}" for name, count in result["asked"].items()))
+    asked = result["asked"].items()
+    print("plans and sends asked of the core: " + ", ".join(f"{name} {count}" for name, count in asked))
 
 
 if __name__ == "__main__":
