@@ -30,6 +30,7 @@ from omeconsole.core.tree_model import SortOrder
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.messages import ClockTick, EngineChanged
+from omeconsole.ui.session_alerts import SessionAlerts
 from omeconsole.ui.widgets.chart_scale import WINDOWS
 
 Unsubscribe = Callable[[], None]
@@ -152,9 +153,13 @@ class LiveSession:
     options: ViewOptions = field(default_factory=ViewOptions)
     pace: Pace = Pace()
     export_dir: Path = field(default_factory=export_directory)
-    alerts: AlertEvaluator | None = None
-    """The `[[alerts]]` rules evaluated on this session's readings (None when the config has none)."""
+    alert_watch: SessionAlerts | None = None
+    """The `[[alerts]]` rules run on this session's readings (None when the config has none)."""
     notes: NoteBoard = field(default_factory=NoteBoard)
+
+    @property
+    def alerts(self) -> AlertEvaluator | None:
+        return self.alert_watch.evaluator if self.alert_watch is not None else None
 
     @property
     def engine(self) -> PollingEngine:

@@ -27,7 +27,7 @@ from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import applies, bindings
 from omeconsole.ui.live import EVERYTHING, NOTHING, Changes, EngineFeed, LiveSession, Unsubscribe
-from omeconsole.ui.messages import ClockTick, EngineChanged
+from omeconsole.ui.messages import AlertsChanged, ClockTick, EngineChanged
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.chart_scale import WINDOWS, window_label
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
@@ -89,6 +89,8 @@ class LiveScreen(Screen[None]):
     def on_mount(self) -> None:
         self._feed.attach()
         self._stop = [self.live.tick_into(self), self.live.ad_board.listen(self._ads_changed)]
+        if self.live.alert_watch is not None:
+            self._stop.append(self.live.alert_watch.listen(self._alerts_moved))
         self.declare_on_screen()
         self._draw(EVERYTHING)
 
@@ -127,6 +129,14 @@ class LiveScreen(Screen[None]):
             self._flush_timer.stop()
             self._flush_timer = None
         self._draw(self._feed.take())
+
+    def _alerts_moved(self) -> None:
+        self.post_message(AlertsChanged())
+
+    @on(AlertsChanged)
+    def _alerts_changed(self) -> None:
+        if self.in_view:
+            self._draw(NOTHING)  # a badge that appears with the alert, not at the next data redraw
 
     @on(ClockTick)
     def _tick(self) -> None:
