@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from adops_ui_support import sends_done, toasts
 from textual.widgets import Static
 from ui_support import (
     SEED,
@@ -23,8 +24,8 @@ from ui_support import (
 from omeconsole.core.config import ConfirmSettings
 from omeconsole.core.session import connector
 from omeconsole.model.paths import NodePath
+from omeconsole.ui.adops import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
-from omeconsole.ui.adops_seam import StreamAdBreakScreen as AdBreakScreen  # the console shows it through the seam
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 
@@ -48,16 +49,10 @@ def _bodies(sim: ThreadedSimulator) -> list[object]:
     return sim.call(read)
 
 
-async def _sends_done(app: ConsoleApp) -> None:
-    sends = [w for w in app.workers if w.group == "adops-send"]
-    if sends:  # an empty list would mean "every worker", the engine's included, which never ends
-        await app.workers.wait_for_complete(sends)
-
-
 async def test_o_on_the_selected_stream_sends_once_and_the_panel_confirms(
         quiet_ui, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
     app = _app(threaded_sim, console_clock, tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(2)
         await pilot.press("o")
@@ -65,15 +60,16 @@ async def test_o_on_the_selected_stream_sends_once_and_the_panel_confirms(
         await pilot.press("enter")  # the default, 30 s
         assert isinstance(app.screen, ConfirmSend)
         await pilot.press("y")
-        await _sends_done(app)
+        await sends_done(app)
         await pilot.pause()
         assert _bodies(threaded_sim) == [{"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}]
+        assert [t.splitlines()[0] for t in toasts(app)] == ["cue-out · default/app/news"], "said once"
         assert isinstance(app.screen, AdBreakScreen) and app.screen.path == NEWS
         await driver.step(1.0, times=3)
         await pilot.pause()
         await pilot.press("o")  # the break is on: the dialog says a second cue-out would be ignored
         assert isinstance(app.screen, CueOutDialog)
-        assert "already on air" in str(app.screen.query_one("#cue-out-warning", Static).content)
+        assert "already on air" in str(app.screen.query_one("#cue-out-warnings", Static).content)
         await pilot.press("escape")
         await pilot.pause()
         state = str(app.screen.query_one("#adbreak-state", Static).content)
@@ -84,14 +80,18 @@ async def test_o_on_the_selected_stream_sends_once_and_the_panel_confirms(
     threaded_sim.advance(20)
 
 
-async def test_read_only_setting_disables_every_key(quiet_ui, threaded_sim: ThreadedSimulator,
+async def test_read_only_setting_is_said_and_sends_nothing(quiet_ui, threaded_sim: ThreadedSimulator,
                                                     console_clock: ParkingClock, tmp_path: Path) -> None:
     app = _app(threaded_sim, console_clock, tmp_path, read_only=True, confirm=ConfirmSettings(cue_in=False))
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(2)
-        await pilot.press("o", "i", "m")
+        await pilot.press("o")
+        assert isinstance(app.screen, CueOutDialog)
+        assert "READ-ONLY" in str(app.screen.query_one("#banner", Static).content)
+        await pilot.press("enter", "i")
+        await sends_done(app)
         await pilot.pause()
         assert not isinstance(app.screen, CueOutDialog)
-        assert sum("read-only" in n.message for n in app._notifications) == 3
+        assert sum("read-only mode: nothing is sent" in t for t in toasts(app)) == 2
     assert _bodies(threaded_sim) == []

@@ -14,9 +14,9 @@ from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, m
 
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import ACTIONS, HELP_SECTIONS
+from omeconsole.ui.adops import AdBreakScreen as StreamAdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog
 from omeconsole.ui.adops.events_screen import AdEventDetail, AdEventsScreen
-from omeconsole.ui.adops_seam import StreamAdBreakScreen
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.keymap import binding_ids
 from omeconsole.ui.screens.dashboard import DashboardScreen

@@ -29,6 +29,7 @@ from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.session import Connector, Session, connector
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
+from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
 from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
@@ -139,6 +140,7 @@ class ConsoleApp(App[None]):
         if self._stop_alerts is not None:
             self._stop_alerts()
         self._stop_alerts = self._ticker.listen(alert_watch.run_pass) if alert_watch is not None else None
+        adops_seam.relay(self, live)
         session.engine.add_listener(partial(self._engine_update, session))
         self.run_worker(session.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
         self._show(DashboardScreen(live, select=select))

@@ -1,9 +1,17 @@
-"""Ad operations in the console: keys o / i / m / a, dialogs, the ad-break panel, the events screen.
+"""Ad operations in the console: the keys o / i / m / a / E, their flows, dialogs, panel and screens.
 
-The app mixes in `AdOpsActions`, adds `ADOPS_BINDINGS` to its bindings and `AdOpsCommands` to its
-command providers; everything else lives here.
+A screen that shows a stream adds `ADOPS_BINDINGS` to its bindings and runs `cue_out_flow`,
+`cue_in_flow` or `id3_flow` from its actions (in a worker), opens `AdBreakScreen` and
+`AdEventsScreen` (the palette offers the keys' bindings). A session's changes reach the
+screens through `relay_changes`. Nothing here knows the app.
 """
 
-from omeconsole.ui.adops.actions import ADOPS_BINDINGS, AdOpsActions, AdOpsChanged, AdOpsCommands
+from omeconsole.ui.adops.bindings import ADOPS_BINDINGS, STREAM_ACTIONS
+from omeconsole.ui.adops.break_screen import AdBreakScreen
+from omeconsole.ui.adops.changes import AdOpsChanged, relay_changes
+from omeconsole.ui.adops.events_screen import AdEventsScreen
+from omeconsole.ui.adops.flows import cue_in_flow, cue_out_flow, id3_flow
+from omeconsole.ui.adops.panel import break_badge
 
-__all__ = ["ADOPS_BINDINGS", "AdOpsActions", "AdOpsChanged", "AdOpsCommands"]
+__all__ = ["ADOPS_BINDINGS", "STREAM_ACTIONS", "AdBreakScreen", "AdEventsScreen", "AdOpsChanged", "break_badge",
+           "cue_in_flow", "cue_out_flow", "id3_flow", "relay_changes"]

@@ -1,60 +1,117 @@
-"""Every event sent, from the audit log: this run and earlier ones, newest first.
+"""Every event sent, from the audit log: this run and earlier ones, newest first, by server and profile.
 
-Read from the file, not from memory, so it shows exactly what an auditor would find, including
-sends whose outcome stayed unknown and whether the playlist later confirmed them.
+Read from the file, not from memory, so it shows exactly what an auditor would find: the server and
+profile of each send, sends whose outcome was never recorded ("outcome unknown — check the playlist":
+the console was killed mid-send), whether the playlist confirmed them, and how many lines could not
+be read. It opens on this console's server and lists the others' too on request (the filters). The
+file is hostile input like any other: every value is shown as data. It is read again when it
+changes (a send from this console, or from the command line in another terminal).
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
 
-from textual import on
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Label, Select, Static
 
-from omeconsole.core.adops.audit import AuditedSend, AuditLog
+from omeconsole.core.adops.audit import OUTCOME_UNKNOWN, AuditContents, AuditedSend, AuditLog
+from omeconsole.core.clock import Clock
+from omeconsole.core.context import ServerContext
+from omeconsole.ui.adops.changes import AdOpsChanged
+from omeconsole.ui.adops.dialogs import CSS_PATH
+from omeconsole.ui.adops.outside import append_outside, outside
+from omeconsole.ui.adops.panel import context_text
 
-COLUMNS = ("time", "stream", "action", "status", "server message", "playlist", "body")
+COLUMNS = ("time (UTC)", "server", "profile", "stream", "action", "outcome", "server message", "playlist", "body")
+BODY_CHARS = 120
+RECHECK_S = 2.0
+"""How often (console clock) the file is looked at for sends from elsewhere; it is read only if it changed."""
+NO_PROFILE = "(no profile)"
+ProfileChoice = tuple[str | None]
+"""A profile filter's value: the profile, or None for sends made without one."""
 
 
-def confirmation_text(send: AuditedSend) -> str:
+def body_json(send: AuditedSend, *, indent: int | None = None) -> str:
+    try:
+        return json.dumps(send.body, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"))
+    except (ValueError, RecursionError):
+        return repr(send.body)
+
+
+def confirmation_text(send: AuditedSend) -> Text:
     if not send.confirmations:
-        return "—"
+        return Text("—", style="dim")
     last = send.confirmations[-1]
     if last.seen_after_s is not None:
-        return f"seen after {last.seen_after_s:.1f} s"
-    return last.detail
+        return Text(f"seen after {last.seen_after_s:.1f} s", style="green")
+    return outside(last.detail, "red")
 
 
-def row(send: AuditedSend) -> tuple[str, ...]:
-    body = json.dumps(send.body, ensure_ascii=False, separators=(",", ":"))
-    return (send.time.replace("T", " ")[:23], send.stream_path, send.action, str(send.status),
-            send.message, confirmation_text(send), body if len(body) <= 120 else body[:119] + "…")
+def outcome_text(send: AuditedSend) -> Text:
+    if not send.outcome_recorded:
+        return Text("unknown", style="bold magenta")
+    status = send.status
+    ok = isinstance(status, int) and 200 <= status < 300
+    return Text(str(status), style="green" if ok else "bold red")
 
 
-def detail_text(send: AuditedSend) -> str:
-    lines = [f"{send.time}  {send.action} to {send.stream_path} on {send.server}",
-             f"HTTP status: {send.status}   server message: {send.message}",
-             "body exactly as sent:", json.dumps(send.body, ensure_ascii=False, indent=2)]
-    if send.confirmations:
-        lines.append("playlist:")
-        lines.extend(f"  {c.time}  {c.detail}" for c in send.confirmations)
+def row(send: AuditedSend) -> tuple[Text, ...]:
+    body = body_json(send)
+    message = (Text(OUTCOME_UNKNOWN, style="bold magenta") if not send.outcome_recorded
+               else outside(send.message, limit=200))
+    return (outside(send.time.replace("T", " ")[:23]), outside(send.server, limit=80),
+            outside(send.profile or "—", limit=40), outside(send.stream_path, limit=120), outside(send.action),
+            outcome_text(send), message, confirmation_text(send),
+            outside(body if len(body) <= BODY_CHARS else body[:BODY_CHARS - 1] + "…", "dim", limit=BODY_CHARS))
+
+
+def detail_text(send: AuditedSend) -> Text:
+    text = Text()
+    append_outside(text, send.time)
+    text.append("  ")
+    append_outside(text, send.action, "bold")
+    text.append(" to ")
+    append_outside(text, send.stream_path, "bold")
+    text.append(" on ")
+    append_outside(text, send.server, "bold")
+    if send.profile:
+        text.append(" · profile ")
+        append_outside(text, send.profile, "bold")
+    text.append("\nrequest: POST ")
+    append_outside(text, send.api_path or "—")
+    text.append("\noutcome: ")
+    if send.outcome_recorded:
+        text.append_text(outcome_text(send))
+        text.append("  server message: ")
+        append_outside(text, send.message)
     else:
-        lines.append("playlist: no confirmation recorded")
-    return "\n".join(lines)
+        text.append(OUTCOME_UNKNOWN, style="bold magenta")
+        text.append(" (an intent with no outcome: the console stopped before the answer)")
+    text.append("\nbody exactly as sent:\n", style="bold")
+    append_outside(text, body_json(send, indent=2), limit=None)
+    text.append("\nplaylist:", style="bold")
+    if not send.confirmations:
+        text.append(" no confirmation recorded")
+    for confirmation in send.confirmations:
+        text.append("\n  ")
+        append_outside(text, f"{confirmation.time}  {confirmation.detail}")
+    return text
 
 
 class AdEventDetail(ModalScreen[None]):
     """One send in full: the exact body and every confirmation line."""
 
-    DEFAULT_CSS = """
-    AdEventDetail { align: center middle; }
-    AdEventDetail VerticalScroll { width: 90; max-width: 100%; height: 80%; border: thick $primary;
-                                   background: $surface; padding: 0 1; }
-    """
+    CSS_PATH = CSS_PATH
     BINDINGS = [Binding("escape,enter", "app.pop_screen", "Close", id="close_ad_event")]
 
     def __init__(self, send: AuditedSend) -> None:
@@ -62,27 +119,34 @@ class AdEventDetail(ModalScreen[None]):
         self._send = send
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll() as box:
-            box.border_title = f"event {self._send.send_id[:8]}"
-            yield Static(detail_text(self._send), id="event-detail", markup=False)
+        with VerticalScroll(classes="adops-dialog") as box:
+            box.border_title = outside(f"event {self._send.send_id[:8]}", limit=20)
+            yield Static(detail_text(self._send), id="event-detail")
 
 
 class AdEventsScreen(Screen[None]):
-    DEFAULT_CSS = """
-    AdEventsScreen #events-summary { height: auto; padding: 0 1; }
-    AdEventsScreen DataTable { height: 1fr; }
-    """
+    CSS_PATH = CSS_PATH
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back", id="close_ad_events"),
+        Binding("escape", "close", "Back", id="close_ad_events"),
         Binding("r", "reload", "Reload", id="reload_ad_events", tooltip="Read the audit log again"),
     ]
 
-    def __init__(self, audit: AuditLog) -> None:
+    def __init__(self, audit: AuditLog, context: ServerContext, clock: Clock) -> None:
         super().__init__()
         self._audit = audit
+        self._server = context
+        self._clock = clock
+        self._contents = AuditContents([], 0)
         self._sends: dict[str, AuditedSend] = {}
+        self._read_stamp: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
+        yield Static(context_text(self._server), id="events-context")
+        with Horizontal(id="events-filters"):
+            yield Label("server ")
+            yield Select[str]([], prompt="all servers", id="server-filter", compact=True)
+            yield Label("  profile ")
+            yield Select[ProfileChoice]([], prompt="all profiles", id="profile-filter", compact=True)
         yield Static(id="events-summary")
         yield DataTable(id="events", cursor_type="row", zebra_stripes=True)
         yield Footer()
@@ -90,18 +154,87 @@ class AdEventsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*COLUMNS)
         self.action_reload()
+        self.query_one("#server-filter", Select).value = self._server.host  # this console's server first
+        self.query_one(DataTable).focus()
+        self._recheck()
+
+    def action_close(self) -> None:
+        self.dismiss()
 
     def action_reload(self) -> None:
-        contents = self._audit.read_all()
-        self._sends = {send.send_id: send for send in contents.sends}
+        self._read_stamp = self._stamp()
+        self._contents = self._audit.read_all()
+        self._sends = {send.send_id: send for send in self._contents.sends}
+        self._offer(self.query_one("#server-filter", Select), (s.server for s in self._contents.sends),
+                    self._server.host, outside)
+        self._offer(self.query_one("#profile-filter", Select), ((s.profile,) for s in self._contents.sends),
+                    (self._server.profile,), lambda choice: outside(choice[0] or NO_PROFILE))
+        self._fill()
+
+    @staticmethod
+    def _offer(select: Select[Any], values: Iterable[Any], ours: Any, label: Any) -> None:
+        """The choices a filter has: every value in the log (most used first) and this console's own."""
+        counts = Counter(values)
+        counts.setdefault(ours, 0)
+        chosen = select.value
+        options = [(label(value), value) for value, _ in counts.most_common()]
+        with select.prevent(Select.Changed):
+            select.set_options(options)
+            if chosen in counts:
+                select.value = chosen
+
+    @on(Select.Changed)
+    def _filtered(self) -> None:
+        self._fill()
+
+    def _shown(self) -> list[AuditedSend]:
+        server = self.query_one("#server-filter", Select).value
+        profile = self.query_one("#profile-filter", Select).value
+        return [s for s in self._contents.sends
+                if (server is Select.NULL or s.server == server)
+                and (profile is Select.NULL or (s.profile,) == profile)]
+
+    def _fill(self) -> None:
         table = self.query_one(DataTable)
+        shown = self._shown()
         table.clear()
-        for send in reversed(contents.sends):
+        for send in reversed(shown):
             table.add_row(*row(send), key=send.send_id)
-        summary = f"{len(contents.sends)} event(s) sent, from {self._audit.path}"
+        self.query_one("#events-summary", Static).update(self._summary(shown))
+
+    def _summary(self, shown: list[AuditedSend]) -> Text:
+        contents = self._contents
+        text = Text(f"{len(shown)} of {len(contents.sends)} send(s) shown", style="bold")
+        unknown = sum(1 for send in shown if not send.outcome_recorded)
+        if unknown:
+            text.append(f" · {unknown} {OUTCOME_UNKNOWN}", style="bold magenta")
         if contents.skipped_lines:
-            summary += f"  ({contents.skipped_lines} unreadable line(s) skipped)"
-        self.query_one("#events-summary", Static).update(summary)
+            text.append(f" · {contents.skipped_lines} unreadable line(s) skipped", style="bold yellow")
+        if contents.dropped_sends:
+            text.append(f" · {contents.dropped_sends} older send(s) not loaded", style="yellow")
+        text.append(f"\nread {self._clock.wall().strftime('%H:%M:%S')} UTC from ", style="dim")
+        append_outside(text, str(self._audit.path), "dim")
+        return text
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            info = os.stat(self._audit.path)
+        except OSError:
+            return None
+        return info.st_size, info.st_mtime_ns
+
+    def _reload_if_changed(self) -> None:
+        if self.is_mounted and self._stamp() != self._read_stamp:
+            self.action_reload()
+
+    def on_ad_ops_changed(self, message: AdOpsChanged) -> None:
+        self._reload_if_changed()
+
+    @work(group="ad-events-recheck", exclusive=True, exit_on_error=False)
+    async def _recheck(self) -> None:
+        while True:
+            await self._clock.sleep(RECHECK_S)
+            self._reload_if_changed()
 
     @on(DataTable.RowSelected)
     def _open(self, event: DataTable.RowSelected) -> None:

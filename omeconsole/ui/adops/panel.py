@@ -1,22 +1,32 @@
 """The ad-break panel: the break's state and countdown, what the playlist showed, and its live tail.
 
-It draws from the stream's controller only (its break and the last playlist it read),
-so it can be embedded anywhere a stream is shown. Cue and date-range lines are highlighted in the
-tail because those are what the operator is looking for.
+It draws from a stream's controller only (`show(controller, context, now)`), so it can sit in any
+screen that shows a stream. What it draws is kept in reactives of immutable values: a clock tick or
+a change report that alters nothing redraws nothing. Everything that came from the server or the
+playlist is drawn as data (`outside`). Marker lines are highlighted in the tail because they are
+what the operator is looking for, and every marker still in the playlist is listed above the tail
+(they scroll out of a short tail fast).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from omeconsole.api.emsg import DecodedFrame
 from omeconsole.core.adops.ad_break import BreakState, BreakView
 from omeconsole.core.adops.controller import StreamController
+from omeconsole.core.context import ServerContext
+from omeconsole.ui.adops.outside import append_outside, outside
 
 TAIL_LINES = 16
+CONFIRMATIONS_SHOWN = 4
 _STATE_STYLE = {
     BreakState.IDLE: "dim",
     BreakState.SENT: "bold yellow",
@@ -26,55 +36,72 @@ _STATE_STYLE = {
     BreakState.UNKNOWN: "bold magenta",
     BreakState.FAILED: "bold red",
 }
+MARKER_STYLE = "bold reverse yellow"
 
 
-def state_text(view: BreakView, read_only: bool) -> Text:
-    text = Text()
-    if read_only:
-        text.append(" READ-ONLY: sends are disabled ", style="bold reverse yellow")
-        text.append("\n")
-    text.append(f" {view.state.value.upper()} ", style=_STATE_STYLE[view.state])
-    if view.state is BreakState.ON_AIR and view.remaining_s is not None:
-        text.append(f"  {_clock(view.remaining_s)} left", style="bold")
-        if view.planned_s is not None:
-            text.append(f" of {view.planned_s:g} s")
-    text.append(f"  {view.message}")
-    if view.splice_wall is not None:
-        source = "playlist" if view.from_playlist else "estimated from the API answer"
-        text.append(f"\nsplice {view.splice_wall.strftime('%H:%M:%S.%f')[:-3]} ({source})", style="dim")
-    if view.in_flight:
-        text.append(f"\nsending {view.in_flight}…", style="yellow")
-    for line in view.confirmations[-4:]:
-        text.append("\n")
-        text.append(line, style="red" if "not seen" in line else "green")
+def countdown(seconds: float) -> str:
+    """`0:24`, `12:05`, `1:02:03`: whole seconds, rounded up (a break never shows 0:00 while on air)."""
+    whole = max(0, int(seconds + 0.999))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def break_badge(view: BreakView, now: datetime) -> Text | None:
+    """The break in a few characters, for a tree row, a header or a status line: `AD 0:24` while on air,
+    `AD in 0:03` before the splice, `AD sending…`, `AD ?` when the cue-out's outcome is unknown; None
+    when there is no break to speak of."""
+    style = _STATE_STYLE[view.state]
+    if view.state is BreakState.ON_AIR:
+        left = f" {countdown(view.remaining_s)}" if view.remaining_s is not None else ""
+        return Text(f"AD{left}", style=style)
+    if view.state is BreakState.SCHEDULED:
+        ahead = (view.splice_wall - now).total_seconds() if view.splice_wall is not None else None
+        return Text(f"AD in {countdown(ahead)}" if ahead is not None and ahead > 0 else "AD soon", style=style)
+    if view.state is BreakState.SENT:
+        return Text("AD sending…", style=style)
+    if view.state is BreakState.UNKNOWN:
+        return Text("AD ?", style=style)
+    return None
+
+
+def context_text(context: ServerContext) -> Text:
+    """`127.0.0.1:8081 · profile prod` and the badges that change what a key does (read-only, demo)."""
+    text = outside(context.host, "bold")
+    if context.profile:
+        text.append(" · profile ")
+        append_outside(text, context.profile, "bold")
+    if context.demo:
+        text.append("  ")
+        text.append(" DEMO ", style="bold reverse cyan")
+    if context.read_only:
+        text.append("  ")
+        text.append(" READ-ONLY: nothing is sent ", style="bold reverse yellow")
     return text
 
 
-def is_marker_line(line: str) -> bool:
-    return line.startswith(("#EXT-X-CUE", "#EXT-X-DATERANGE"))
-
-
-def tail_text(lines: tuple[str, ...], unavailable: str | None, url: str = "") -> Text:
-    """Every marker line still in the playlist (they scroll out of a short tail fast), then the tail."""
-    if unavailable:
-        return Text(f"playlist cannot be read: {unavailable}\nrelying on the API answer alone", style="bold red")
-    if not lines:
-        return Text("reading the playlist…", style="dim")
-    text = Text(f"{url}\n", style="dim")
-    markers = [line for line in lines if is_marker_line(line)]
-    text.append(f"markers in the playlist: {len(markers) or 'none'}\n", style="bold")
-    for line in markers:
-        text.append(line, style="bold reverse yellow")
+def state_text(view: BreakView, now: datetime) -> Text:
+    """The state in words, the countdown, where the splice time came from, what the playlist showed."""
+    text = Text()
+    text.append(f" {view.state.value.upper()} ", style=_STATE_STYLE[view.state])
+    badge = break_badge(view, now)
+    if view.state is BreakState.ON_AIR and badge is not None:
+        text.append("  ")
+        text.append_text(badge)
+        text.append(" left" + (f" of {view.planned_s:g} s" if view.planned_s is not None else ""), style="bold")
+    elif view.state is BreakState.SCHEDULED and badge is not None:
+        text.append("  ")
+        text.append_text(badge)
+    text.append("  ")
+    append_outside(text, view.message)
+    if view.splice_wall is not None:
+        source = "from the playlist" if view.from_playlist else "estimated from the API answer"
+        text.append(f"\nsplice {view.splice_wall.strftime('%H:%M:%S.%f')[:-3]} UTC ({source})", style="dim")
+    if view.in_flight:
+        text.append(f"\nsending {view.in_flight}…", style="yellow")
+    for line in view.confirmations[-CONFIRMATIONS_SHOWN:]:
         text.append("\n")
-    text.append(f"last {min(TAIL_LINES, len(lines))} lines:\n", style="bold")
-    for line in lines[-TAIL_LINES:]:
-        if is_marker_line(line):
-            text.append(line, style="bold reverse yellow")
-        elif line.startswith("#EXT-X-PROGRAM-DATE-TIME"):
-            text.append(line, style="cyan")
-        else:
-            text.append(line, style="dim")
-        text.append("\n")
+        append_outside(text, line, "red" if "not seen" in line else "green")
     return text
 
 
@@ -82,41 +109,92 @@ def id3_text(frames: tuple[DecodedFrame, ...] | None) -> Text:
     if not frames:
         return Text("")
     text = Text("last ID3 in the media: ", style="bold")
-    text.append(", ".join(_frame(f) for f in frames))
+    for index, frame in enumerate(frames):
+        if index:
+            text.append(", ")
+        append_outside(text, frame.frame_type)
+        if frame.info is not None:
+            text.append(" ")
+            append_outside(text, frame.info)
+        text.append(" = ")
+        append_outside(text, frame.data if frame.data is not None else "(none)", "bold")
     return text
 
 
-def _frame(frame: DecodedFrame) -> str:
-    if frame.info is not None:
-        return f"{frame.frame_type} {frame.info}={frame.data!r}"
-    return f"{frame.frame_type}={frame.data!r}"
+def is_marker_line(line: str) -> bool:
+    return line.startswith(("#EXT-X-CUE", "#EXT-X-DATERANGE"))
 
 
-def _clock(seconds: float) -> str:
-    whole = int(seconds + 0.999)
-    return f"{whole // 60:d}:{whole % 60:02d}"
+@dataclass(frozen=True)
+class TailView:
+    """What the tail shows: the playlist's lines (as read), or why it cannot be read."""
+
+    lines: tuple[str, ...]
+    problem: str | None
+    url: str
+
+
+def tail_text(tail: TailView) -> Text:
+    if tail.problem:
+        text = outside(f"playlist cannot be read: {tail.problem}", "bold red")
+        text.append("\nthe break follows the API answer alone", style="bold red")
+        return text
+    if not tail.lines:
+        return Text("reading the playlist…", style="dim")
+    text = outside(tail.url, "dim")
+    markers = [line for line in tail.lines if is_marker_line(line)]
+    text.append(f"\nmarkers in the playlist: {len(markers) or 'none'}", style="bold")
+    for line in markers:
+        text.append("\n")
+        append_outside(text, line, MARKER_STYLE)
+    shown = tail.lines[-TAIL_LINES:]
+    text.append(f"\nlast {len(shown)} lines:", style="bold")
+    for line in shown:
+        text.append("\n")
+        if is_marker_line(line):
+            append_outside(text, line, MARKER_STYLE)
+        elif line.startswith("#EXT-X-PROGRAM-DATE-TIME"):
+            append_outside(text, line, "cyan")
+        else:
+            append_outside(text, line, "dim")
+    return text
 
 
 class AdBreakPanel(VerticalScroll):
-    """Call `show(entry, ...)` whenever AdOps reports or the clock ticks."""
+    """Call `show(...)` on every change report and clock tick; only what changed is redrawn."""
 
-    DEFAULT_CSS = """
-    AdBreakPanel { height: 1fr; border: round $primary; padding: 0 1; }
-    AdBreakPanel #adbreak-state { height: auto; margin-bottom: 1; }
-    AdBreakPanel #adbreak-id3 { height: auto; }
-    AdBreakPanel #adbreak-tail { height: auto; }
-    """
+    shown_break: reactive[tuple[BreakView, datetime] | None] = reactive(None, init=False)
+    shown_id3: reactive[tuple[DecodedFrame, ...] | None] = reactive(None, init=False)
+    shown_tail: reactive[TailView | None] = reactive(None, init=False)
+    shown_context: reactive[ServerContext | None] = reactive(None, init=False)
 
     def compose(self) -> ComposeResult:
+        yield Static(id="adbreak-context")
         yield Static(id="adbreak-state")
         yield Static(id="adbreak-id3")
         yield Static(id="adbreak-tail")
 
-    def show(self, entry: StreamController, *, read_only: bool, last_id3: tuple[DecodedFrame, ...] | None) -> None:
-        self.border_title = f"ad break · {entry.path}"
-        view = entry.view()
-        playlist = entry.playlist
-        self.query_one("#adbreak-state", Static).update(state_text(view, read_only))
-        self.query_one("#adbreak-id3", Static).update(id3_text(last_id3))
-        self.query_one("#adbreak-tail", Static).update(
-            tail_text(playlist.lines if playlist else (), entry.playlist_problem, entry.playlist_url))
+    def show(self, controller: StreamController, context: ServerContext, now: datetime) -> None:
+        if self.border_title is None:
+            self.border_title = outside(f"ad break · {controller.path}")
+        self.shown_context = context
+        self.shown_break = (controller.view(), now)
+        self.shown_id3 = controller.last_id3
+        playlist = controller.playlist
+        self.shown_tail = TailView(playlist.lines if playlist is not None else (), controller.playlist_problem,
+                             controller.playlist_url)
+
+    def watch_shown_context(self, context: ServerContext | None) -> None:
+        if context is not None:
+            self.query_one("#adbreak-context", Static).update(context_text(context))
+
+    def watch_shown_break(self, view: tuple[BreakView, datetime] | None) -> None:
+        if view is not None:
+            self.query_one("#adbreak-state", Static).update(state_text(*view))
+
+    def watch_shown_id3(self, frames: tuple[DecodedFrame, ...] | None) -> None:
+        self.query_one("#adbreak-id3", Static).update(id3_text(frames))
+
+    def watch_shown_tail(self, tail: TailView | None) -> None:
+        if tail is not None:
+            self.query_one("#adbreak-tail", Static).update(tail_text(tail))

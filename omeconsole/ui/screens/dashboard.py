@@ -45,7 +45,7 @@ class DashboardScreen(LiveScreen):
         yield Banner(id="banner")
         with Horizontal(id="body"):
             yield NodeTree(id="tree")
-            yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap)
+            yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap, fold_hint="scroll, or Enter")
         yield Input(placeholder="filter: part of a name (Esc clears)", id="filter")
         yield StatusBar(id="status")
         yield Footer()

@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from omeconsole.core.text import visible
 from omeconsole.ui.actions import bindings
+from omeconsole.ui.widgets.status_bar import without_countdown
 
 
 class TokenPrompt(ModalScreen[str | None]):
@@ -30,7 +31,7 @@ class TokenPrompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="prompt") as box:
             box.border_title = "access token"
-            yield Static(visible(self._reason), id="token-reason", markup=False)
+            yield Static(visible(without_countdown(self._reason)), id="token-reason", markup=False)
             yield Input(password=True, placeholder="access token", id="token")
             yield Label("Enter to connect, Esc to cancel", classes="hint")
 

@@ -67,10 +67,12 @@ def header_text(view: NodeView, colours: dict[str, str], notes: Text | None) -> 
 class NodeDetail(VerticalScroll):
     """Call `show(view, now, window)` after each engine update; it redraws only what changed."""
 
-    def __init__(self, *, chart_gap: float = 0.0, **options: Any) -> None:
-        """`chart_gap`: seconds between rebuilds of the same node's chart (see `ThroughputChart`)."""
+    def __init__(self, *, chart_gap: float = 0.0, fold_hint: str = "scroll", **options: Any) -> None:
+        """`chart_gap`: seconds between rebuilds of the same node's chart (see `ThroughputChart`);
+        `fold_hint`: how to reach what is below the fold, said after the list of it."""
         super().__init__(**options)
         self._chart_gap = chart_gap
+        self._fold_hint = fold_hint
         self._drawn_at: tuple[object, ...] | None = None
         self._fold = ""
 
@@ -143,7 +145,7 @@ class NodeDetail(VerticalScroll):
         fold = self.query_one("#detail-fold", Static)
         bottom = self.scroll_y + self.scrollable_content_region.height - (1 if fold.display else 0)
         below = [title for widget, title in self._panels() if widget.display and self._bottom_of(widget) > bottom]
-        words = f"↓ below: {', '.join(below)} (scroll, or Enter for the node's own screen)" if below else ""
+        words = f"↓ below: {', '.join(below)} ({self._fold_hint})" if below else ""
         if words != self._fold:
             self._fold = words
             fold.display = bool(words)

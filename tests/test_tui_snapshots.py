@@ -1,0 +1,104 @@
+"""SVG snapshots of every console screen at 80x24, 120x40, 160x48 and 200x60, in the dark and light themes.
+
+One app run per screen and theme: it is warmed on a seeded simulator with both clocks frozen, then
+the terminal is resized through the four sizes and each picture compared with its stored SVG (the
+data cannot move between them: no clock moves). The simulator is the real one, one per test, so a
+picture depends on nothing another test did. Regenerate with `--snapshot-update` and review the SVGs
+(`tests/__snapshots__/test_tui_snapshots/`); the ad-ops screens are snapshotted in their own module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from syrupy.assertion import SnapshotAssertion
+from syrupy.extensions.image import SVGImageSnapshotExtension
+from textual.pilot import Pilot
+from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_ui, threaded_sim
+
+from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.screens.help import HelpScreen
+from omeconsole.ui.screens.node_screen import NodeScreen
+from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
+
+__all__ = ["quiet_ui", "threaded_sim"]
+
+SIZES = [(80, 24), (120, 40), (160, 48), (200, 60)]
+Opener = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+async def nothing(_pilot: Pilot[Any]) -> None:
+    pass
+
+
+async def keys(pilot: Pilot[Any], *pressed: str) -> None:
+    await pilot.press(*pressed)
+
+
+# screen id -> (node selected at start, token, keys that open the screen, the screen expected in front)
+SCREENS: dict[str, tuple[str | None, str | None, tuple[str, ...], type]] = {
+    "dashboard": ("default/app/news", None, (), DashboardScreen),
+    "stream": ("default/app/news", None, ("enter",), NodeScreen),
+    "application": ("default/app", None, ("enter",), NodeScreen),
+    "help": ("default/app/news", None, ("question_mark",), HelpScreen),
+    "export_done": ("default/app/news", None, ("e",), ExportDone),
+    "connect_prompt": ("default/app/news", None, ("ctrl+p", *"connect to", "enter"), ConnectPrompt),
+    "token_prompt": (None, "not-the-token", (), TokenPrompt),
+}
+
+
+def mismatched(svg: SnapshotAssertion, taken: dict[str, str]) -> list[str]:
+    """The sizes whose picture differs from its stored SVG (each one is compared, and updated with
+    `--snapshot-update`)."""
+    return [size for size, picture in taken.items() if not bool(svg(name=size) == picture)]
+
+
+@pytest.fixture
+def svg(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    return snapshot.use_extension(SVGImageSnapshotExtension)
+
+
+async def pictures(app: ConsoleApp, clock: ParkingClock, simulator: ThreadedSimulator | None,
+                   opened: tuple[str, ...], expected: type, warm: int = 3) -> dict[str, str]:
+    """The app warmed, the screen opened, then one screenshot per size."""
+    taken: dict[str, str] = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, clock, simulator)
+        await driver.warm_up(warm)
+        if opened:
+            await pilot.press(*opened)
+            await driver.settle()
+        assert isinstance(app.screen, expected), app.screen
+        for width, height in SIZES:
+            await pilot.resize_terminal(width, height)
+            await driver.settle()
+            await pilot.wait_for_scheduled_animations()
+            taken[f"{width}x{height}"] = app.export_screenshot()
+    return taken
+
+
+@pytest.mark.parametrize("theme", ["ome-dark", "ome-light"])
+@pytest.mark.parametrize("screen", list(SCREENS))
+async def test_every_screen_at_every_size(svg: SnapshotAssertion, quiet_ui: None, threaded_sim: ThreadedSimulator,
+                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch, screen: str,
+                                          theme: str) -> None:
+    select, token, opened, expected = SCREENS[screen]
+    clock = ParkingClock()
+    monkeypatch.chdir(tmp_path)  # exports go to ./exports: the picture shows no per-run directory
+    app = make_app(threaded_sim.api_url, clock, tmp_path, theme=theme, select=select, fixed_address=True,
+                   export_dir=Path("exports"), **({"token": token} if token else {}))
+    taken = await pictures(app, clock, threaded_sim, opened, expected)
+    assert mismatched(svg, taken) == []
+
+
+@pytest.mark.parametrize("theme", ["ome-dark", "ome-light"])
+async def test_the_disconnected_banner_at_every_size(svg: SnapshotAssertion, quiet_ui: None, tmp_path: Path,
+                                                     theme: str) -> None:
+    clock = ParkingClock()
+    app = make_app("http://127.0.0.1:9", clock, tmp_path, theme=theme)  # the discard port: nobody listens
+    taken = await pictures(app, clock, None, (), DashboardScreen, warm=0)
+    assert mismatched(svg, taken) == []
