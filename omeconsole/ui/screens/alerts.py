@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Footer, Static
+from textual.widgets.data_table import ColumnKey
 
 from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.state import Alert, AlertStatus
@@ -38,7 +39,8 @@ class AlertsScreen(LiveScreen):
         assert live.alerts is not None, "the alerts screen needs [[alerts]] rules"
         self.evaluator: AlertEvaluator = live.alerts
         self._alerts: dict[str, Alert] = {}
-        self._drawn: list[tuple[str, tuple[str, ...]]] = []
+        self._drawn: list[tuple[str, tuple[Text, ...]]] = []
+        self._columns: list[ColumnKey] = []
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
@@ -50,7 +52,7 @@ class AlertsScreen(LiveScreen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns(*COLUMNS)
+        self._columns = table.add_columns(*COLUMNS)
         table.focus()
 
     # What the screen says about itself ----------------------------------------------------------------
@@ -77,13 +79,21 @@ class AlertsScreen(LiveScreen):
         rules = {rule.name: rule for rule in self.evaluator.rules}
         alerts = self.evaluator.alerts()
         rows = [(_row_key(a), row_cells(a, rules.get(a.key.rule), now, wall, colours)) for a in alerts]
-        drawn = [(key, tuple(cell.plain for cell in cells)) for key, cells in rows]
         self._alerts = {key: alert for (key, _), alert in zip(rows, alerts, strict=True)}
-        if drawn != self._drawn:
+        if [key for key, _ in rows] == [key for key, _ in self._drawn]:
+            self._update(rows)  # the same alerts: only their durations and values move
+        else:
             self._fill(rows)
-            self._drawn = drawn
+        self._drawn = rows
         self._show_summary(alerts)
         self._show_detail()
+
+    def _update(self, rows: list[tuple[str, tuple[Text, ...]]]) -> None:
+        table = self.query_one(DataTable)
+        for (key, cells), (_, before) in zip(rows, self._drawn, strict=True):
+            for column, cell, old in zip(self._columns, cells, before, strict=True):
+                if cell != old:
+                    table.update_cell(key, column, cell)
 
     def _fill(self, rows: list[tuple[str, tuple[Text, ...]]]) -> None:
         table = self.query_one(DataTable)
