@@ -194,6 +194,17 @@ async def test_refresh_polls_at_once_and_plus_minus_change_the_interval(
         assert app.session.engine.interval == 0.5 and "every 0.5 s" in status_of(app)
 
 
+async def test_the_alerts_key_says_in_the_status_line_what_it_can(
+        quiet_ui, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/app/news")
+    async with app.run_test(size=(160, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(1)
+        await pilot.press("A")
+        assert "no [[alerts]] rules in the config file" in status_of(app)
+        assert isinstance(app.screen, DashboardScreen)
+
+
 async def test_starts_disconnected_and_recovers_by_itself(quiet_ui, console_clock: ParkingClock,
                                                           tmp_path: Path) -> None:
     port = free_port()
