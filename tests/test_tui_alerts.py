@@ -25,7 +25,6 @@ from ui_support import (
     quiet_ui,
     shown,
     status_of,
-    threaded_sim,
     tree_row,
 )
 
@@ -44,7 +43,7 @@ from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 
-__all__ = ["console_clock", "quiet_ui", "threaded_sim"]
+__all__ = ["console_clock", "quiet_ui"]
 
 NEWS = NodePath("default", "app", "news")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -154,17 +153,6 @@ async def test_a_bitrate_drop_fires_the_drop_rule_and_a_or_escape_closes_the_ale
             assert isinstance(app.screen, DashboardScreen)
             await pilot.press("A", "escape")
             assert isinstance(app.screen, DashboardScreen)
-
-
-async def test_without_rules_the_alerts_key_says_so(quiet_ui: None, console_clock: ParkingClock,
-                                                    threaded_sim: ThreadedSimulator, tmp_path: Path) -> None:
-    app = listened_app(threaded_sim.api_url, console_clock, tmp_path, [])
-    async with app.run_test(size=(120, 30)) as pilot:
-        driver = Driver(pilot, console_clock, threaded_sim)
-        await driver.warm_up(2)
-        await pilot.press("A")
-        assert isinstance(app.screen, DashboardScreen)
-        assert "no [[alerts]] rules in the config file" in status_of(app)
 
 
 HOSTILE_RULE = "[b]x[/b] [@click=app.quit]q\x1b]52;c;cHduZWQ=\x07\u202egnp.exe;"

@@ -247,10 +247,9 @@ class LiveScreen(Screen[None]):
         self.app.push_screen(adops_seam.events_screen(self.live))
 
     def action_alerts(self) -> None:
-        alerts = self.live.alerts
-        if alerts is None:
-            self.say("the [[alerts]] rules are evaluated by `omeconsole exporter`, not in this console yet"
-                     if self.live.settings.alerts else "no [[alerts]] rules in the config file")
+        if self.live.alerts is None:
+            self.say("no [[alerts]] rules in the config file")
             return
-        counts = alerts.firing_by_rule()
-        self.say("alerts firing: " + (", ".join(f"{name} {n}" for name, n in counts.items()) or "none"))
+        from omeconsole.ui.screens.alerts import AlertsScreen  # rarely opened
+
+        self.app.push_screen(AlertsScreen(self.live))
