@@ -21,7 +21,7 @@ import sys
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
@@ -54,6 +54,17 @@ class ConfirmSettings(BaseModel):
     cue_in: bool = True
     id3: bool = True
     send_events: bool = True
+
+
+class AlertNotices(BaseModel):
+    """The `[alert_notices]` table: how the TUI tells of an alert that starts firing (both off by default)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    bell: bool = False
+    """Ring the terminal bell."""
+    desktop: Literal["off", "auto", "notify-send", "osc777", "osc9"] = "off"
+    """A desktop notification: `notify-send` (libnotify), the terminal's own through the OSC 777 or OSC 9
+    escape sequence, or `auto` (notify-send where it is installed, else OSC 777)."""
 
 
 class Id3Template(BaseModel):
@@ -94,6 +105,7 @@ class Settings(BaseModel):
     """`[[alerts]]` rules (core/alerts/rules.py)."""
     webhooks: list[WebhookConfig] = Field(default_factory=list)
     """`[[webhooks]]` receivers of alert notifications (core/alerts/webhook_config.py)."""
+    alert_notices: AlertNotices = Field(default_factory=AlertNotices)
 
     @field_validator("alerts")
     @classmethod

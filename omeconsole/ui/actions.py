@@ -107,7 +107,7 @@ _OWN = (
     # App.
     ConsoleAction("export", "e", "export", "Export", APP, "Write the node's history as CSV and JSON",
                   levels=ANY_NODE),
-    ConsoleAction("alerts", "A", "alerts", "Alerts", APP, "Which [[alerts]] rules are firing, said in the status line",
+    ConsoleAction("alerts", "A", "alerts", "Alerts", APP, "The alerts of the [[alerts]] rules, firing and resolved",
                   show=False),
     ConsoleAction("ended", "H", "ended", "Ended", APP,
                   "Every stream of this server that ended, from the history store: peak, bytes out, live time",
@@ -118,6 +118,7 @@ _OWN = (
     ConsoleAction("close_help", "escape,question_mark,q", "dismiss", "Close help", APP),
     ConsoleAction("cancel_prompt", "escape", "cancel", "Cancel", APP),
     ConsoleAction("close_export", "escape,enter", "close", "Close", APP),
+    ConsoleAction("close_alerts", "escape,A", "dismiss", "Close alerts", APP),
 )
 
 _ADOPS_LEVELS: Mapping[str, frozenset[Level] | None] = {

@@ -21,6 +21,7 @@ from textual.app import App, SystemCommand
 from textual.message import Message
 from textual.screen import Screen
 
+from omeconsole.core.alerts.state import Alert
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, read_config_file
 from omeconsole.core.export import export_directory
@@ -31,13 +32,15 @@ from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
 from omeconsole.ui.ad_board import AdBoard
+from omeconsole.ui.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.keymap import split_keymap
-from omeconsole.ui.live import LiveSession, Pace, Ticker, ViewOptions
+from omeconsole.ui.live import LiveSession, Pace, Ticker, Unsubscribe, ViewOptions
 from omeconsole.ui.past import StoredPast
 from omeconsole.ui.recording import ConsoleRecording, server_of
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.session_alerts import SessionAlerts
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
 
 REDRAW_GAP = 0.9
@@ -84,6 +87,7 @@ class ConsoleApp(App[None]):
         self._prompted: Session | None = None
         recording = record_history and settings.history.enabled
         self._recording = ConsoleRecording(settings.history, clock) if recording else None
+        self._stop_alerts: Unsubscribe | None = None
 
     @property
     def live(self) -> LiveSession:
@@ -151,11 +155,15 @@ class ConsoleApp(App[None]):
             self._recording.follow(session)
             past = StoredPast(self._recording.path, self.settings.history, server_of(session).key, self.clock,
                               after=self._recording.settled)
+        alert_watch = SessionAlerts(session, self.announce_firing) if session.settings.alerts else None
         live = LiveSession(session, self._ticker, AdBoard(session.adops), self._options, self._pace,
-                           self._export_dir, past=past)
+                           self._export_dir, alert_watch, past=past)
         if note:
             live.notes.say(note, self.clock.monotonic())
         self._live = live
+        if self._stop_alerts is not None:
+            self._stop_alerts()
+        self._stop_alerts = self._ticker.listen(alert_watch.run_pass) if alert_watch is not None else None
         adops_seam.relay(self, live)
         session.engine.add_listener(partial(self._engine_update, session))
         self.run_worker(session.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
@@ -215,6 +223,25 @@ class ConsoleApp(App[None]):
                                 f"{latest.action} to {latest.stream_path} at {latest.time}): check the playlist "
                                 "before sending again; E lists them"),
                         title="outcome unknown", severity="warning", timeout=20, markup=False)
+
+    # Alerts that start firing ----------------------------------------------------------------------------
+
+    def announce_firing(self, firing: Sequence[Alert]) -> None:
+        """The alerts one pass made fire: the bell and a desktop notice, once for the pass, if configured."""
+        notices = self.settings.alert_notices
+        if notices.bell:
+            self.bell()
+        if notices.desktop != "off":
+            self.desktop_notice(Notice.of(firing), resolve_mode(notices.desktop))
+
+    def desktop_notice(self, notice: Notice, mode: DesktopMode) -> None:
+        """Shows `notice` on the desktop through `mode` (notify-send, or the terminal's OSC 777 / OSC 9)."""
+        if mode == "notify-send":
+            self.run_worker(notify_send(notice), group="desktop-notice", exit_on_error=False)
+        elif mode in ("osc777", "osc9") and self._driver is not None:
+            # Textual writes no OSC notification itself; its driver is the one writer to the terminal
+            # (App.bell and App.copy_to_clipboard write through it the same way).
+            self._driver.write(osc777(notice) if mode == "osc777" else osc9(notice))
 
     # App keys and commands ---------------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ from omeconsole.model.nodes import NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.messages import ClockTick, EngineChanged
+from omeconsole.ui.session_alerts import SessionAlerts
 from omeconsole.ui.widgets.chart_scale import WINDOWS
 
 if TYPE_CHECKING:
@@ -156,11 +157,15 @@ class LiveSession:
     options: ViewOptions = field(default_factory=ViewOptions)
     pace: Pace = Pace()
     export_dir: Path = field(default_factory=export_directory)
-    alerts: AlertEvaluator | None = None
-    """The `[[alerts]]` rules evaluated on this session's readings (None when the config has none)."""
+    alert_watch: SessionAlerts | None = None
+    """The `[[alerts]]` rules run on this session's readings (None when the config has none)."""
     notes: NoteBoard = field(default_factory=NoteBoard)
     past: StoredPast | None = None
     """The recorded past of this server's nodes, put in front of their charts (None: no history store)."""
+
+    @property
+    def alerts(self) -> AlertEvaluator | None:
+        return self.alert_watch.evaluator if self.alert_watch is not None else None
 
     @property
     def engine(self) -> PollingEngine:

@@ -1,4 +1,4 @@
-"""The two messages that make a live screen redraw itself (Toolong's pattern: small, to the owner).
+"""The messages that make a live screen redraw itself (Toolong's pattern: small, to the owner).
 
 Both carry nothing and replace a twin still waiting in the queue: what changed is kept by the
 screen's `EngineFeed` (an accumulator), so coalescing never has to edit a message.
@@ -25,3 +25,11 @@ class ClockTick(Message, bubble=False):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, ClockTick)
+
+
+@dataclass
+class AlertsChanged(Message, bubble=False):
+    """An alert started firing or resolved: badges, the status line and the alerts screen redraw now."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, AlertsChanged)

@@ -27,7 +27,7 @@ from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import applies, bindings
 from omeconsole.ui.live import EVERYTHING, NOTHING, Changes, EngineFeed, LiveSession, Unsubscribe
-from omeconsole.ui.messages import ClockTick, EngineChanged
+from omeconsole.ui.messages import AlertsChanged, ClockTick, EngineChanged
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.chart_scale import WINDOWS, window_label
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
@@ -97,6 +97,8 @@ class LiveScreen(Screen[None]):
     def _listen(self) -> None:
         self._feed.attach()
         self._stop = [self.live.tick_into(self), self.live.ad_board.listen(self._ads_changed)]
+        if self.live.alert_watch is not None:
+            self._stop.append(self.live.alert_watch.listen(self._alerts_moved))
 
     def _stop_listening(self) -> None:
         self._feed.detach()
@@ -145,6 +147,14 @@ class LiveScreen(Screen[None]):
             self._flush_timer.stop()
             self._flush_timer = None
         self._draw(self._feed.take())
+
+    def _alerts_moved(self) -> None:
+        self.post_message(AlertsChanged())
+
+    @on(AlertsChanged)
+    def _alerts_changed(self) -> None:
+        if self.in_view:
+            self._draw(NOTHING)  # a badge that appears with the alert, not at the next data redraw
 
     @on(ClockTick)
     def _tick(self) -> None:
@@ -255,10 +265,9 @@ class LiveScreen(Screen[None]):
         self.app.push_screen(adops_seam.events_screen(self.live))
 
     def action_alerts(self) -> None:
-        alerts = self.live.alerts
-        if alerts is None:
-            self.say("the [[alerts]] rules are evaluated by `omeconsole exporter`, not in this console yet"
-                     if self.live.settings.alerts else "no [[alerts]] rules in the config file")
+        if self.live.alerts is None:
+            self.say("no [[alerts]] rules in the config file")
             return
-        counts = alerts.firing_by_rule()
-        self.say("alerts firing: " + (", ".join(f"{name} {n}" for name, n in counts.items()) or "none"))
+        from omeconsole.ui.screens.alerts import AlertsScreen  # rarely opened
+
+        self.app.push_screen(AlertsScreen(self.live))

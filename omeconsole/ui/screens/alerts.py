@@ -1,0 +1,146 @@
+"""The alerts of the `[[alerts]]` rules: firing first, then pending, then the recently resolved.
+
+Each row says the state, severity, rule, node, when it fired, for how long, and the measured value
+against the rule's threshold; the highlighted alert's words, scope and timings are below the table.
+Enter opens the alert's node; Escape or A closes. The screen redraws when a pass makes an alert fire
+or resolve and on every clock tick (the durations move). It changes nothing of what is polled: the
+screen below keeps its nodes fresh.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Footer, Static
+from textual.widgets.data_table import ColumnKey
+
+from omeconsole.core.alerts.evaluator import AlertEvaluator
+from omeconsole.core.alerts.state import Alert, AlertStatus
+from omeconsole.model.paths import NodePath
+from omeconsole.ui.actions import bindings
+from omeconsole.ui.alert_rows import detail_text, row_cells
+from omeconsole.ui.live import Changes, LiveSession
+from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+
+COLUMNS = ("state", "severity", "rule", "node", "fired", "for", "value / threshold")
+
+
+def _row_key(alert: Alert) -> str:
+    return f"{alert.fingerprint}:{alert.status.value}:{alert.since!r}"
+
+
+class AlertsScreen(LiveScreen):
+    BINDINGS = bindings("close_alerts")
+
+    def __init__(self, live: LiveSession) -> None:
+        super().__init__(live)
+        assert live.alerts is not None, "the alerts screen needs [[alerts]] rules"
+        self.evaluator: AlertEvaluator = live.alerts
+        self._alerts: dict[str, Alert] = {}
+        self._drawn: list[tuple[str, tuple[Text, ...]]] = []
+        self._columns: list[ColumnKey] = []
+
+    def compose(self) -> ComposeResult:
+        yield Banner(id="banner")
+        yield Static(id="alerts-summary", markup=False)
+        yield DataTable(id="alerts", cursor_type="row", zebra_stripes=True)
+        yield Static(id="alert-detail", markup=False)
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        self._columns = table.add_columns(*COLUMNS)
+        table.focus()
+
+    # What the screen says about itself ----------------------------------------------------------------
+
+    def highlighted(self) -> Alert | None:
+        table = self.query_one(DataTable)
+        if not self._drawn or not 0 <= table.cursor_row < len(self._drawn):
+            return None
+        return self._alerts.get(self._drawn[table.cursor_row][0])
+
+    def selected_path(self) -> NodePath | None:
+        alert = self.highlighted()
+        return alert.key.path if alert is not None else None
+
+    def declare_on_screen(self) -> None:
+        """Nothing of its own: what the screen below polls stays polled (its alerts keep being judged)."""
+
+    # Drawing ------------------------------------------------------------------------------------------
+
+    def redraw(self, changes: Changes) -> None:
+        live = self.live
+        now, wall = live.clock.monotonic(), live.clock.wall()
+        colours = self.app.theme_variables
+        rules = {rule.name: rule for rule in self.evaluator.rules}
+        alerts = self.evaluator.alerts()
+        rows = [(_row_key(a), row_cells(a, rules.get(a.key.rule), now, wall, colours)) for a in alerts]
+        self._alerts = {key: alert for (key, _), alert in zip(rows, alerts, strict=True)}
+        if [key for key, _ in rows] == [key for key, _ in self._drawn]:
+            self._update(rows)  # the same alerts: only their durations and values move
+        else:
+            self._fill(rows)
+        self._drawn = rows
+        self._show_summary(alerts)
+        self._show_detail()
+
+    def _update(self, rows: list[tuple[str, tuple[Text, ...]]]) -> None:
+        table = self.query_one(DataTable)
+        for (key, cells), (_, before) in zip(rows, self._drawn, strict=True):
+            for column, cell, old in zip(self._columns, cells, before, strict=True):
+                if cell != old:
+                    table.update_cell(key, column, cell)
+
+    def _fill(self, rows: list[tuple[str, tuple[Text, ...]]]) -> None:
+        table = self.query_one(DataTable)
+        keep = self._drawn[table.cursor_row][0] if 0 <= table.cursor_row < len(self._drawn) else None
+        table.clear()
+        for key, cells in rows:
+            table.add_row(*cells, key=key)
+        keys = [key for key, _ in rows]
+        if keep in keys:
+            table.move_cursor(row=keys.index(keep), animate=False)
+
+    def _show_summary(self, alerts: list[Alert]) -> None:
+        counts = {status: sum(1 for a in alerts if a.status is status) for status in AlertStatus}
+        self.query_one("#alerts-summary", Static).update(
+            f"{counts[AlertStatus.FIRING]} firing · {counts[AlertStatus.PENDING]} pending · "
+            f"{counts[AlertStatus.RESOLVED]} recently resolved · {len(self.evaluator.rules)} rule(s), judged on "
+            "the nodes this console polls (omeconsole exporter watches every node)")
+
+    def _show_detail(self) -> None:
+        panel = self.query_one("#alert-detail", Static)
+        alert = self.highlighted()
+        if alert is None:
+            panel.update("No alerts yet: a rule's alert appears here once its condition holds.")
+            return
+        rule = next((r for r in self.evaluator.rules if r.name == alert.key.rule), None)
+        panel.update(detail_text(alert, rule, self.app.theme_variables))
+
+    # Keys ---------------------------------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#alerts")
+    def _highlight_moved(self) -> None:
+        self._show_detail()
+        self.refresh_status()
+        self.selection_changed()
+
+    @on(DataTable.RowSelected, "#alerts")
+    def _open_node(self, event: DataTable.RowSelected) -> None:
+        alert = self._alerts.get(str(event.row_key.value))
+        if alert is None:
+            return
+        if alert.key.path is None:
+            self.say("a server-wide alert: it has no node to open")
+            return
+        from omeconsole.ui.screens.node_screen import NodeScreen  # not needed before the first Enter
+
+        self.app.switch_screen(NodeScreen(self.live, alert.key.path))
+
+    def action_alerts(self) -> None:
+        """A (the key that opened it) closes it."""
+        self.dismiss()
