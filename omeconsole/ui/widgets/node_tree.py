@@ -14,8 +14,7 @@ click on the cursor's row (or a double click) opens; a click on ▶/▼ toggles.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -24,46 +23,35 @@ from textual import events
 from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from omeconsole.core.text import visible
 from omeconsole.core.tree_model import AppBranch, Arrangement, Row, SortOrder, TreeArranger, TreeRows
-from omeconsole.model.nodes import Listing, NodeState, NodeView
+from omeconsole.model.nodes import Listing, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.badges import Marks, node_badges, node_label, state_text
+from omeconsole.ui.badges import Marks, node_label
+from omeconsole.ui.widgets.tree_drawing import (
+    EXPANDED,
+    RowStyles,
+    draw_row,
+    unknown_badge_width,
+    unknown_view,
+    widest_name,
+)
+from omeconsole.ui.widgets.tree_messages import TreeHighlighted, TreeOpened, TreeToggled, VisibleRowsChanged
 
 ViewOf = Callable[[NodePath], NodeView]
 """What the tree reads about a node it draws (the engine's read-only view)."""
 MarksOf = Callable[[NodePath], Marks]
 """Flags a node shows after its name (an ad break, alerts): the screen decides what they are."""
 
-EXPANDED, COLLAPSED = "▼ ", "▶ "
-GUIDE_WIDTH = 2
-"""Columns per level of indentation."""
-
-
-def _unknown(path: NodePath) -> NodeView:
-    return NodeView(path=path, state=NodeState.UNKNOWN)
-
 
 def _no_marks(_path: NodePath) -> Marks:
     return ()
-
-
-@dataclass
-class TreeMessage(Message):
-    """What a NodeTree tells its screen; `control` is the tree, so `@on(..., "#tree")` selects by it."""
-
-    tree: NodeTree
-
-    @property
-    def control(self) -> NodeTree:
-        return self.tree
 
 
 class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
@@ -88,30 +76,11 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     }
     """
 
-    @dataclass
-    class Highlighted(TreeMessage):
-        """The cursor rests on another node (None: the tree is empty)."""
-
-        path: NodePath | None
-
-    @dataclass
-    class Opened(TreeMessage):
-        """Enter (or a click on the cursor's row) on a node: show it in full."""
-
-        path: NodePath
-
-    @dataclass
-    class Toggled(TreeMessage):
-        """A host or application was expanded or collapsed."""
-
-        path: NodePath
-        expanded: bool
-
-    @dataclass
-    class VisibleRowsChanged(TreeMessage):
-        """The nodes on screen changed (scroll, resize, new listing, a branch opened or closed)."""
-
-        paths: tuple[NodePath, ...]
+    # The messages live in tree_messages.py; screens name them here (`@on(NodeTree.Opened, "#tree")`).
+    Highlighted: TypeAlias = TreeHighlighted
+    Opened: TypeAlias = TreeOpened
+    Toggled: TypeAlias = TreeToggled
+    VisibleRowsChanged: TypeAlias = VisibleRowsChanged
 
     compact: reactive[bool] = reactive(False)
     """Labels carry only the name, state and viewers (narrow terminals)."""
@@ -122,7 +91,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     def __init__(self, *, resort_every: float = 5.0, **options: Any) -> None:
         super().__init__(**options)
-        self._view_of: ViewOf = _unknown
+        self._view_of: ViewOf = unknown_view
         self._marks_of: MarksOf = _no_marks
         self._arranger = TreeArranger(self._latest, resort_every=resort_every)
         self._listing: Listing = {}
@@ -136,7 +105,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self._name_widths: dict[AppBranch, int] = {}
         self._badge_width = 0
         self._told_visible: tuple[NodePath, ...] | None = None
-        self._styles = _RowStyles(Style(), Style(), Style(), Style(), Style())
+        self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
 
     # Data in ---------------------------------------------------------------------------------------
 
@@ -188,7 +157,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         screen, so rows inserted above it do not push it away."""
         on_screen = self.cursor - int(self.scroll_y)
         self._rows = TreeRows(self._arrangement, self._collapsed)
-        self._name_widths = {app: self._name_widths.get(app) or self._widest_name(app)
+        self._name_widths = {app: self._name_widths.get(app) or widest_name(app)
                              for vhost in self._arrangement.vhosts for app in vhost.apps}
         self.virtual_size = Size(self._needed_width(), len(self._rows))
         index = self._nearest_row(self._cursor_path)
@@ -210,24 +179,12 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     # Width: the tree takes the width it needs ------------------------------------------------------
 
-    def _widest_name(self, app: AppBranch) -> int:
-        widest = GUIDE_WIDTH + len(EXPANDED) + cell_len(visible(app.path.name))
-        for stream in app.streams:
-            widest = max(widest, 2 * GUIDE_WIDTH + cell_len(visible(stream)))
-        return widest
-
     def _needed_width(self) -> int:
         """The widest name (measured once per application branch) plus the widest badges drawn so far."""
         names = max(self._name_widths.values(), default=0)
         names = max([names, *(len(EXPANDED) + cell_len(visible(v.path.name)) for v in self._arrangement.vhosts)])
-        return names + 2 + max(self._badge_width, self._unknown_badge_width()) + 1
-
-    def _unknown_badge_width(self) -> int:
-        unknown = _unknown(NodePath("v", "a", "s"))
-        colours = self.app.theme_variables if self.is_attached else {}
-        badges = Text.assemble(state_text(unknown.state, colours), "  n/a viewers") if self.compact \
-            else node_badges(unknown, colours)
-        return badges.cell_len
+        least = unknown_badge_width(self.app.theme_variables if self.is_attached else {}, compact=self.compact)
+        return names + 2 + max(self._badge_width, least) + 1
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return self.virtual_size.width + self.styles.scrollbar_size_vertical
@@ -454,7 +411,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Styles are looked up once per pass over the rows, not once per row.
-        self._styles = _RowStyles(self.rich_style, self.get_component_rich_style("node-tree--guides", partial=True),
+        self._styles = RowStyles(self.rich_style, self.get_component_rich_style("node-tree--guides", partial=True),
                                   self.get_component_rich_style("node-tree--hover"),
                                   self.get_component_rich_style("node-tree--cursor"),
                                   self.get_component_rich_style("node-tree--cursor-blurred"))
@@ -472,34 +429,10 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         key = (index, row, shows, cursor, cursor and self.has_focus, index == self.hover_row, width, base)
         strip = self._strips.get(key)
         if strip is None:
-            strip = self._strips[key] = self._draw(index, row, label, width, base)
+            strip = self._strips[key] = draw_row(row, label, width=width, styles=self._styles, row_index=index,
+                                                hover=index == self.hover_row, on_cursor=cursor,
+                                                focused=self.has_focus, console=self.app.console)
         return strip
-
-    def _draw(self, index: int, row: Row, label: Text, width: int, base: Style) -> Strip:
-        styles = self._styles
-        line_style = base
-        if index == self.hover_row:
-            line_style += styles.hover
-        line_style += Style(meta={"row": index})
-        guides = styles.guides
-        text = Text(style=line_style, no_wrap=True, end="")
-        for last in row.lasts[1:-1]:
-            text.append("  " if last else "│ ", style=guides)
-        if row.depth:
-            text.append("└─" if row.lasts[-1] else "├─", style=guides)
-        if row.expandable:
-            text.append(EXPANDED if row.expanded else COLLAPSED, style=guides + Style(meta={"toggle": True}))
-        else:
-            text.append(" ")
-        shown = label.copy()
-        if index == self.cursor:
-            # On the cursor every span takes the cursor's colours, so a coloured badge never sits on a
-            # background of its own colour; the words and symbols still say the state.
-            shown.stylize(styles.cursor if self.has_focus else styles.cursor_blurred)
-            shown.pad_right(max(0, width - text.cell_len - shown.cell_len))
-        text.append_text(shown)
-        segments = list(text.render(self.app.console))
-        return Strip(segments).adjust_cell_length(width, line_style)
 
     def on_focus(self) -> None:
         self.refresh_line(self.cursor)
@@ -510,15 +443,6 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     def refresh_line(self, index: int) -> None:
         if index >= 0:
             super().refresh_line(index)
-
-
-@dataclass(frozen=True, slots=True)
-class _RowStyles:
-    base: Style
-    guides: Style
-    hover: Style
-    cursor: Style
-    cursor_blurred: Style
 
 
 def _under(path: NodePath, ancestor: NodePath) -> bool:

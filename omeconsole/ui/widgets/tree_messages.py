@@ -1,0 +1,52 @@
+"""What a `NodeTree` tells its screen: small messages whose `control` is the tree, so a screen selects them
+with `@on(NodeTree.Opened, "#tree")`. Handlers by name read `on_node_tree_opened` and so on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from omeconsole.model.paths import NodePath
+
+if TYPE_CHECKING:
+    from omeconsole.ui.widgets.node_tree import NodeTree
+
+
+@dataclass
+class TreeMessage(Message, namespace="node_tree"):
+    tree: NodeTree
+
+    @property
+    def control(self) -> NodeTree:
+        return self.tree
+
+
+@dataclass
+class TreeHighlighted(TreeMessage, namespace="node_tree"):
+    """The cursor rests on another node (None: the tree is empty)."""
+
+    path: NodePath | None
+
+
+@dataclass
+class TreeOpened(TreeMessage, namespace="node_tree"):
+    """Enter (or a click on the cursor's row) on a node: show it in full."""
+
+    path: NodePath
+
+
+@dataclass
+class TreeToggled(TreeMessage, namespace="node_tree"):
+    """A host or application was expanded or collapsed."""
+
+    path: NodePath
+    expanded: bool
+
+
+@dataclass
+class VisibleRowsChanged(TreeMessage, namespace="node_tree"):
+    """The nodes on screen changed (scroll, resize, new listing, a branch opened or closed)."""
+
+    paths: tuple[NodePath, ...]
