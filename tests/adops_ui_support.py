@@ -80,9 +80,10 @@ class Rig:
     def audit(self) -> AuditLog:
         return self.adops.audit
 
-    def status_line(self, path: NodePath) -> StatusLine:
+    def status_line(self, path: NodePath | None) -> StatusLine:
         """The console's status line for `path` (connected; these tests do not poll)."""
-        return StatusLine(connection=CONNECTED, selected=str(path), paused=False, interval=self.settings.interval,
+        return StatusLine(connection=CONNECTED, selected=str(path) if path is not None else "", paused=False,
+                          interval=self.settings.interval,
                           data_age=0.4, sort="name", filter="")
 
     def ad_break(self, path: NodePath) -> AdBreakScreen:
@@ -90,7 +91,7 @@ class Rig:
                              status_line=lambda: self.status_line(path))
 
     def events(self) -> AdEventsScreen:
-        return AdEventsScreen(self.audit, self.context, self.clock)
+        return AdEventsScreen(self.audit, self.context, self.clock, status_line=lambda: self.status_line(None))
 
     async def aclose(self) -> None:
         await self.adops.aclose()

@@ -33,8 +33,10 @@ from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import ConfirmSettings, Settings
 from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
+from omeconsole.model.server import LinkState
 from omeconsole.ui.adops.dialogs import CueOutDialog, Id3Dialog
 from omeconsole.ui.adops.events_screen import AdEventDetail, AdEventsScreen
+from omeconsole.ui.widgets.status_bar import StatusLine
 from simulator.world.clock import ManualClock
 
 CLICK_QUIT = "s1[@click=app.quit]X"
@@ -225,7 +227,8 @@ async def test_any_text_in_the_audit_log_is_shown_as_data(bare_app: tuple[App[No
     audit = tmp_path / "audit.jsonl"
     audit.write_text(_audit_with(text), encoding="utf-8")
     context = ServerContext(api_url="http://ome.example:8081", profile=None, read_only=False)
-    await app.push_screen(AdEventsScreen(AuditLog(audit), context, FakeClock()))
+    connected = StatusLine(connection=LinkState("connected", "connected"))
+    await app.push_screen(AdEventsScreen(AuditLog(audit), context, FakeClock(), status_line=lambda: connected))
     try:
         await pilot.pause()
         assert interpretable(app) == []  # the filters name the servers and profiles in the log

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from history_support import Reading, write
 from textual.widgets._toast import Toast
-from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_ui, shown, threaded_sim
+from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_ui, shown, status_of, threaded_sim
 
 from omeconsole.core.history.observations import ServerId
 from omeconsole.core.history.settings import HistorySettings
@@ -104,6 +104,8 @@ async def test_ended_streams_stay_browsable_from_the_store_with_their_life_in_on
         line = next(row for row in listed.splitlines() if "keynote" in row)
         assert "ended 2 h 07 min ago — peak 812 viewers" in line and "1 h 52 min live" in line
         assert listed.index("keynote") < listed.index("talk")  # the last to end first
+        status = status_of(app)  # the console's status line, as on every screen
+        assert "● connected" in status and threaded_sim.api_url.removeprefix("http://") in status, status
         await pilot.press("slash", *"talk")
         await pilot.pause()
         listed = shown(app.screen.query_one("#ended-list"))

@@ -28,6 +28,7 @@ from omeconsole.ui.adops import (
 )
 from omeconsole.ui.live import LiveSession
 from omeconsole.ui.status import status_line
+from omeconsole.ui.widgets.status_bar import StatusLine
 
 __all__ = ["ADOPS_BINDINGS", "SEND_GROUP", "Flow", "ad_break_screen", "cue_in_flow", "cue_out_flow", "events_screen",
            "id3_flow", "relay"]
@@ -49,5 +50,6 @@ def ad_break_screen(controller: StreamController, live: LiveSession) -> Screen[N
                          status_line=lambda: status_line(live, path))
 
 
-def events_screen(live: LiveSession) -> Screen[None]:
-    return AdEventsScreen(live.audit, live.context, live.clock)
+def events_screen(live: LiveSession, line: Callable[[], StatusLine]) -> Screen[None]:
+    """`line`: the status line of the screen it is opened from (its node's age and ad break)."""
+    return AdEventsScreen(live.audit, live.context, live.clock, status_line=line)

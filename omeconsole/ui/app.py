@@ -41,6 +41,7 @@ from omeconsole.ui.recording import ConsoleRecording, server_of
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.session_alerts import SessionAlerts
+from omeconsole.ui.status import status_line
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
 
 REDRAW_GAP = 0.9
@@ -258,7 +259,10 @@ class ConsoleApp(App[None]):
         if source is None:
             self.notify("no history is recorded ([history] enabled = false, or the demo)", markup=False)
         elif not isinstance(self.screen, EndedScreen):
-            self.push_screen(EndedScreen(source, self.clock))
+            shown = next((s for s in reversed(self.screen_stack) if isinstance(s, LiveScreen)), None)
+            live = self.live
+            line = shown.status_now if shown is not None else partial(status_line, live, None)
+            self.push_screen(EndedScreen(source, self.clock, status_line=line))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield SystemCommand("Connect to a server…", "Enter a management API address and token", self.action_connect)

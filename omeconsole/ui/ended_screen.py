@@ -10,6 +10,7 @@ own connection; names are the server's and are shown through `visible`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,8 @@ from omeconsole.core.history.summary import StreamSummary
 from omeconsole.core.text import visible
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.live import LiveSession
+from omeconsole.ui.widgets.status_bar import StatusLine
+from omeconsole.ui.widgets.ticking_status_bar import TickingStatusBar
 
 MAX_SHOWN = 2000
 """Lines listed at most (the most recently ended); the title says how many more there are."""
@@ -66,9 +69,10 @@ def read_ended(source: EndedSource) -> list[StreamSummary]:
 class EndedScreen(Screen[None]):
     BINDINGS = bindings("close_ended", "filter")
 
-    def __init__(self, source: EndedSource, clock: Clock) -> None:
+    def __init__(self, source: EndedSource, clock: Clock, *, status_line: Callable[[], StatusLine]) -> None:
         super().__init__()
         self.source = source
+        self._status_line = status_line
         self._clock = clock
         self._summaries: list[StreamSummary] | None = None
         self.loaded = asyncio.Event()
@@ -78,6 +82,7 @@ class EndedScreen(Screen[None]):
         yield Static(id="ended-title")
         yield Input(placeholder="filter: part of a name", id="ended-filter")
         yield OptionList(id="ended-list")
+        yield TickingStatusBar(self._status_line, self._clock, id="status")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -1,7 +1,8 @@
 """What a node's row and header say besides its readings: its ad break and its alerts.
 
 Rows get short marks (`AD 0:24`, `ADx2` on an application with two streams in a break, `⚑ 1`);
-a header gets a line in words (`on air: news AD 0:24 · sports AD soon`, the firing alerts' details).
+a header gets a line in words (`ad breaks: news AD 0:24 · sports AD soon +2 more`, on-air ones first,
+at most `BREAKS_NAMED` of them by name; then the firing alerts' details).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from omeconsole.model.paths import NodePath
 from omeconsole.ui.badges import Marks, name_text
 from omeconsole.ui.live import LiveSession
 
+BREAKS_NAMED = 3
+"""Streams a header names in its ad-break summary; the others are counted ("+2 more")."""
 _firing: WeakKeyDictionary[AlertEvaluator, tuple[int, dict[NodePath, list[Alert]]]] = WeakKeyDictionary()
 
 
@@ -56,11 +59,14 @@ def node_notes(live: LiveSession, path: NodePath, colours: Mapping[str, str]) ->
         active = live.ad_board.active(path)
         if active:
             text.append("ad breaks: ", style="bold")
-            for index, (stream, badge) in enumerate(active):
+            for index, (stream, badge) in enumerate(active[:BREAKS_NAMED]):
                 if index:
                     text.append(" · ")
-                text.append_text(name_text(stream.name, colours, style=""))
+                name = stream.name if path.level == "app" else f"{stream.app}/{stream.name}"
+                text.append_text(name_text(name, colours, style=""))
                 text.append(f" {badge.text}", style=f"bold {accent}")
+            if len(active) > BREAKS_NAMED:
+                text.append(f" +{len(active) - BREAKS_NAMED} more", style="bold")
     if live.alerts is not None:
         for alert in firing_at(live.alerts, path):
             if text:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rich.text import Text
@@ -31,6 +31,8 @@ from omeconsole.ui.adops.changes import AdOpsChanged
 from omeconsole.ui.adops.dialogs import CSS_PATH
 from omeconsole.ui.adops.outside import append_outside, outside
 from omeconsole.ui.adops.panel import context_text
+from omeconsole.ui.widgets.status_bar import StatusLine
+from omeconsole.ui.widgets.ticking_status_bar import TickingStatusBar
 
 COLUMNS = ("time (UTC)", "server", "profile", "stream", "action", "outcome", "server message", "playlist", "body")
 BODY_CHARS = 120
@@ -131,8 +133,10 @@ class AdEventsScreen(Screen[None]):
         Binding("r", "reload", "Reload", id="reload_ad_events", tooltip="Read the audit log again"),
     ]
 
-    def __init__(self, audit: AuditLog, context: ServerContext, clock: Clock) -> None:
+    def __init__(self, audit: AuditLog, context: ServerContext, clock: Clock, *,
+                 status_line: Callable[[], StatusLine]) -> None:
         super().__init__()
+        self._status_line = status_line
         self._audit = audit
         self._server = context
         self._clock = clock
@@ -149,6 +153,7 @@ class AdEventsScreen(Screen[None]):
             yield Select[ProfileChoice]([], prompt="all profiles", id="profile-filter", compact=True)
         yield Static(id="events-summary")
         yield DataTable(id="events", cursor_type="row", zebra_stripes=True)
+        yield TickingStatusBar(self._status_line, self._clock, id="status")
         yield Footer()
 
     def on_mount(self) -> None:

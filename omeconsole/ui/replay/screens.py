@@ -26,7 +26,7 @@ from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.node_tree import NodeTree
-from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+from omeconsole.ui.widgets.status_bar import StatusLine
 
 REPLAY_BINDINGS = bindings("replay_back", "replay_forward", "replay_back_more", "replay_forward_more", "replay_start",
                            "replay_end", "replay_play_1x", "replay_play_10x", "replay_play_60x", "replay_pause")
@@ -55,12 +55,11 @@ class ReplayKeys(LiveScreen):
         assert isinstance(engine, ReplayEngine), "a replay screen is built with a replay session"
         return engine
 
-    def refresh_status(self) -> None:
-        self.query_one(Banner).show(self.live.engine.connection, self.live.clock.monotonic())
+    def status_now(self) -> StatusLine:
         line = status_line(self.live, self.selected_path(), **self.status_options())
         words = replay_words(self.replay, self.live.clock.wall())
         # REPLAY says that nothing is sent: no READ-ONLY badge beside it.
-        self.query_one(StatusBar).show(dataclasses.replace(line, replay=words, read_only=False))
+        return dataclasses.replace(line, replay=words, read_only=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("cue_out", "cue_in", "id3", "ad_break"):

@@ -30,7 +30,7 @@ from omeconsole.ui.live import EVERYTHING, NOTHING, Changes, EngineFeed, LiveSes
 from omeconsole.ui.messages import AlertsChanged, ClockTick, EngineChanged
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.chart_scale import WINDOWS, window_label
-from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+from omeconsole.ui.widgets.status_bar import Banner, StatusBar, StatusLine
 
 INTERVAL_STEPS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 REFRESH_WORDS = {
@@ -169,9 +169,13 @@ class LiveScreen(Screen[None]):
         self.refresh_status()
         self._readings_shown = self._readings_shown or self.showing_readings()
 
+    def status_now(self) -> StatusLine:
+        """The status line this screen shows now; screens opened over it (E, H) show the same one."""
+        return status_line(self.live, self.selected_path(), **self.status_options())
+
     def refresh_status(self) -> None:
         self.query_one(Banner).show(self.live.engine.connection, self.live.clock.monotonic())
-        self.query_one(StatusBar).show(status_line(self.live, self.selected_path(), **self.status_options()))
+        self.query_one(StatusBar).show(self.status_now())
 
     def say(self, words: str) -> None:
         """What a key did, in the status line for a few seconds (and at once)."""
@@ -262,7 +266,7 @@ class LiveScreen(Screen[None]):
             self.app.push_screen(adops_seam.ad_break_screen(self.live.ad_board.controller(path), self.live))
 
     def action_ad_events(self) -> None:
-        self.app.push_screen(adops_seam.events_screen(self.live))
+        self.app.push_screen(adops_seam.events_screen(self.live, self.status_now))
 
     def action_alerts(self) -> None:
         if self.live.alerts is None:
