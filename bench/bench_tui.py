@@ -12,7 +12,8 @@ next round, and reports console ÷ floor:
   10,000-node tree, the 30 s after the first data, then `--seconds` from 60 s on;
 - after N minutes of history (`--history-minutes N`, off by default): the demo stream view measured
   once the console has run N minutes (its charts then hold N minutes of samples);
-- first data: launch to the first screen showing a reading ("● live"); for the floor, its first frame.
+- first data: launch to the first screen showing a reading ("● live"); for the floor, its first frame;
+- GC pauses: the console runs under `bench/gc_probe.py`, which times every collection (`gc.callbacks`).
 
 CPU is the process's utime+stime from /proc over each window, divided by wall time; peak memory is
 its VmHWM. The simulator runs as its own process (`ome-simulator --scenario NAME`, real clock).
@@ -34,10 +35,13 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import gc_probe
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = ROOT / ".venv" / "bin"
@@ -75,6 +79,9 @@ class Launch:
     first_data_s: float
     peak_rss_mb: float
     cpu: dict[str, float] = field(default_factory=dict)
+    gc_longest_ms: float = float("nan")
+    gc_over_50_ms: float = float("nan")
+    """Collections that paused the console over 50 ms, from launch to the last window's end."""
 
 
 def plans(seconds: float, history_minutes: float) -> dict[str, Plan]:
@@ -165,18 +172,21 @@ def console(source: Path | None = None) -> Program:
     """The console of this tree, or (`source`) the `omeconsole` package of another checkout, with this
     tree's environment: a baseline run in the same batch."""
     name = "baseline" if source else "console"
-    # Run from `source`: `python -c` puts the working directory first on the path, before this tree.
-    start = (f"{sys.executable} -c 'import sys; from omeconsole.cli.main import main; sys.exit(main())'"
-             if source else str(BIN / "omeconsole"))
-
+    # Run from `source`: the probe puts the working directory first on the path, before this tree.
     def run(plan: Plan) -> Launch:
         simulator, api_url = _start_simulator(plan.scenario)
-        try:
-            return run_in_tmux(name, f"{start} --api-url {api_url} --token {TOKEN} --select {plan.select}", plan,
-                               cwd=source or ROOT)
-        finally:
-            simulator.terminate()
-            simulator.wait(timeout=10)
+        with tempfile.NamedTemporaryFile(prefix="bench-tui-gc-", suffix=".log") as gc_log:
+            try:
+                launch = run_in_tmux(name, f"{sys.executable} {ROOT / 'bench' / 'gc_probe.py'} {gc_log.name} "
+                                     f"--api-url {api_url} --token {TOKEN} --select {plan.select}", plan,
+                                     cwd=source or ROOT)
+            finally:
+                simulator.terminate()
+                simulator.wait(timeout=10)
+            paused = [ms for _, ms in gc_probe.pauses(gc_log.name)]
+        launch.gc_longest_ms = max(paused, default=0.0)
+        launch.gc_over_50_ms = sum(ms > 50 for ms in paused)
+        return launch
 
     return run
 
@@ -195,7 +205,8 @@ def report(launches: list[Launch], chosen: dict[str, Plan], with_baseline: bool)
 
     def line(label: str, pick: str, shown: Callable[[float], str], group: str | None = None) -> None:
         ours, base = median("console", pick, group), median("floor", pick, group)
-        cells = [label, shown(ours), shown(base), f"{ours / base:.2f}"]
+        probed = base == base  # the floor has no GC probe: its cells say so
+        cells = [label, shown(ours), shown(base) if probed else "not probed", f"{ours / base:.2f}" if probed else "-"]
         if with_baseline:
             old = median("baseline", pick, group)
             cells += [shown(old), f"{old / base:.2f}"]
@@ -210,6 +221,8 @@ def report(launches: list[Launch], chosen: dict[str, Plan], with_baseline: bool)
     for group in chosen:
         line(f"first data / first frame, {group}", "first_data_s", lambda v: f"{v:.2f} s", group)
         line(f"peak RSS, {group}", "peak_rss_mb", lambda v: f"{v:.0f} MB", group)
+        line(f"longest GC pause, {group}", "gc_longest_ms", lambda v: f"{v:.0f} ms", group)
+        line(f"GC pauses over 50 ms, {group}", "gc_over_50_ms", lambda v: f"{v:g}", group)
 
 
 def main() -> int:

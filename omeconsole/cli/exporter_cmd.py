@@ -17,15 +17,18 @@ import signal
 import sys
 from collections.abc import Callable
 from ipaddress import ip_address
+from typing import TYPE_CHECKING
 
 from omeconsole.cli import exit_codes
 from omeconsole.cli.output import complain
 from omeconsole.core.alerts.webhook_config import WebhookConfigError
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import Settings
-from omeconsole.core.exporter.service import Exporter
 from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.text import visible
+
+if TYPE_CHECKING:  # uvicorn and prometheus_client load when the exporter runs, not at every start (the console's)
+    from omeconsole.core.exporter.service import Exporter
 
 DEFAULT_LISTEN = "127.0.0.1:9464"
 
@@ -85,6 +88,8 @@ async def _serve(exporter: Exporter, host: str, port: int) -> int:
 
 
 async def _main(settings: Settings, args: argparse.Namespace, fleet: FleetSettings | None) -> int:
+    from omeconsole.core.exporter.service import Exporter  # imported here: see TYPE_CHECKING above
+
     try:
         exporter = Exporter(settings, SystemClock(), fleet=fleet, max_streams=args.max_streams,
                             warn=lambda text: complain(f"warning: {text}"))

@@ -75,6 +75,7 @@ class NodeDetail(VerticalScroll):
         self._fold_hint = fold_hint
         self._drawn_at: tuple[object, ...] | None = None
         self._fold = ""
+        self._header: Text | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-header")
@@ -93,8 +94,18 @@ class NodeDetail(VerticalScroll):
     def clear(self, message: str) -> None:
         """Nothing selected: only the message shows."""
         self._drawn_at = None
-        self.query_one("#detail-header", Static).update(Text(message, style=self.app.theme_variables.get("muted", "")))
+        self._show_header(Text(message, style=self.app.theme_variables.get("muted", "")))
         self.add_class("-empty")
+
+    def _show_header(self, text: Text) -> None:
+        """The header's height is its number of lines (it does not wrap): only a change of that needs the
+        screen laid out again, and a layout pass repaints every widget of the screen."""
+        if text == self._header:
+            return
+        lines = text.plain.count("\n")
+        relayout = self._header is None or self._header.plain.count("\n") != lines
+        self._header = text
+        self.query_one("#detail-header", Static).update(text, layout=relayout)
 
     def show(self, view: NodeView, now: float, window: float = WINDOWS[0], notes: Text | None = None) -> None:
         """`window`: seconds of history the chart and sparklines show, ending now; `notes`: a line under the
@@ -102,7 +113,7 @@ class NodeDetail(VerticalScroll):
         if not self.is_mounted or not self.display:
             return
         colours = self.app.theme_variables
-        self.query_one("#detail-header", Static).update(header_text(view, colours, notes))
+        self._show_header(header_text(view, colours, notes))
         self.remove_class("-empty")
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme, window)

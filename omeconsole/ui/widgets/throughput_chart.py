@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.color import Color
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -69,6 +69,27 @@ class Series:
     """A theme variable name (e.g. "rate-in"), resolved at draw time so theme switches apply."""
 
 
+class CachedPlot(PlotextPlot):
+    """A plot whose picture is built once per figure, size and theme, not once per repaint: Textual
+    repaints every widget of a screen on each of its layout passes, and `PlotextPlot.render` rebuilds
+    the whole figure each time (the console's costliest draw). Call `redraw()` after changing `plt`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._figure = 0
+        self._picture: tuple[tuple[object, ...], RenderResult] | None = None
+
+    def redraw(self) -> None:
+        self._figure += 1
+        self.refresh()
+
+    def render(self) -> RenderResult:
+        key = (self._figure, self.size, self.app.theme)
+        if self._picture is None or self._picture[0] != key:
+            self._picture = (key, super().render())
+        return self._picture[1]
+
+
 class ThroughputChart(Widget):
     """`set_series([in, out])`: one panel per series, side by side."""
 
@@ -89,7 +110,7 @@ class ThroughputChart(Widget):
 
     def compose(self) -> ComposeResult:
         for _ in range(self._panels):
-            yield PlotextPlot()
+            yield CachedPlot()
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())
@@ -132,10 +153,10 @@ class ThroughputChart(Widget):
         if not self.is_mounted:
             return
         self._stale = False
-        for plot, series in zip(self.query(PlotextPlot).results(PlotextPlot), self._series, strict=False):
+        for plot, series in zip(self.query(CachedPlot).results(CachedPlot), self._series, strict=False):
             self._draw_panel(plot, series)
 
-    def _draw_panel(self, plot: PlotextPlot, series: Series) -> None:
+    def _draw_panel(self, plot: CachedPlot, series: Series) -> None:
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
@@ -162,4 +183,4 @@ class ThroughputChart(Widget):
         times = time_axis(window, plot_width)
         plt.xlim(-window, 0)
         plt.xticks(times.ticks, times.labels)
-        plot.refresh()
+        plot.redraw()
