@@ -82,8 +82,12 @@ class FleetConsoleApp(ConsoleApp):
         for watch in self._fleet.alert_watches():
             self._ticker.listen(watch.run_pass)
         self.run_worker(fleet.run(), name="fleet", group="engine", exclusive=True, exit_on_error=False)
-        self._show(FleetScreen(self._fleet, select=select))
+        self._show(self.fleet_screen(self._fleet, select))
         self._tell_unknown_outcomes(self._fleet.live)  # one audit log for the fleet's sends
+
+    def fleet_screen(self, fleet: FleetLive, select: NodePath | None) -> Screen[None]:
+        """The fleet's first screen (a replay's app shows its own)."""
+        return FleetScreen(fleet, select=select)
 
     def _past_of(self, recording: ConsoleRecording, session: Session) -> StoredPast:
         return StoredPast(recording.path, recording.settings, server_of(session).key, self.clock,

@@ -43,6 +43,8 @@ class OthersChanged(Message):
 
 class FleetScreen(DashboardScreen):
     CSS_PATH = "../fleet.tcss"
+    DEFAULT_CLASSES = "-fleet"
+    """What fleet.tcss selects on: a subclass whose first base is another screen (the replay's) keeps it."""
     BINDINGS = bindings("next_server", "previous_server")
 
     def __init__(self, fleet: FleetLive, *, select: NodePath | None = None) -> None:
