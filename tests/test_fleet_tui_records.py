@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from fleet_support import SERVERS
-from fleet_ui_support import FleetDriver, as_fleet, fleet_app, independent
+from fleet_ui_support import FleetDriver, as_fleet, fleet_app, two
 from textual.app import App
 from textual.widgets import DataTable
 from textual.widgets._toast import Toast
@@ -28,19 +26,11 @@ from omeconsole.ui.screens.alerts import AlertsScreen
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline, Spark
 from omeconsole.ui.widgets.server_rows import ServerRows
 
-__all__ = ["console_clock", "quiet_ui"]
+__all__ = ["console_clock", "quiet_ui", "two"]
 
 NEWS = NodePath("default", "app", "news")
 WALL = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 STALL = "ingest-stall=at:12s:for:60s,streams=default/app/news"
-
-
-@pytest.fixture
-def two() -> Iterator[list[ThreadedSimulator]]:
-    sims = independent(2)
-    yield sims
-    for sim in sims:
-        sim.stop()
 
 
 def row_of(app: App[None], profile: str) -> str:

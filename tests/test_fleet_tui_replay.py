@@ -4,12 +4,11 @@ live fleet view showed, asking no server. The real app through Pilot, recording 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from fleet_ui_support import FleetDriver, as_fleet, fleet_app, independent
+from fleet_ui_support import FleetDriver, as_fleet, fleet_app, two
 from textual.app import App
 from ui_support import ParkingClock, ThreadedSimulator, quiet_ui, shown, status_of
 
@@ -21,19 +20,11 @@ from omeconsole.ui.replay.fleet import fleet_replay_app, open_fleet_replay
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 from omeconsole.ui.widgets.server_rows import ServerRows
 
-__all__ = ["quiet_ui"]
+__all__ = ["quiet_ui", "two"]
 
 NEWS = NodePath("default", "app", "news")
 WALL = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 PROFILES = ("origin", "edge-1")
-
-
-@pytest.fixture
-def two() -> Iterator[list[ThreadedSimulator]]:
-    sims = independent(2)
-    yield sims
-    for sim in sims:
-        sim.stop()
 
 
 def totals_of(app: App[None]) -> dict[str, tuple[str, ...]]:
