@@ -85,7 +85,7 @@ class AlertsScreen(LiveScreen):
         live = self.live
         now, wall = live.clock.monotonic(), live.clock.wall()
         colours = self.app.theme_variables
-        alerts = self._all_alerts()
+        alerts = self.alerts()
         rows = [(_row_key(a), row_cells(a, self._rule_of(a), now, wall, colours, server=self._servers))
                 for a in alerts]
         self._alerts = {key: alert for (key, _), alert in zip(rows, alerts, strict=True)}
@@ -97,7 +97,7 @@ class AlertsScreen(LiveScreen):
         self._show_summary(alerts)
         self._show_detail()
 
-    def _all_alerts(self) -> list[Alert]:
+    def alerts(self) -> list[Alert]:
         """Firing first, then pending (oldest first), then resolved (newest first), of every server."""
         alerts = [alert for evaluator in self.evaluators for alert in evaluator.alerts()]
         order = {AlertStatus.FIRING: 0, AlertStatus.PENDING: 1, AlertStatus.RESOLVED: 2}
