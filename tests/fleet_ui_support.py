@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
 from fleet_support import SERVERS
 from textual.pilot import Pilot
 from ui_support import SEED, ParkingClock, ThreadedSimulator, make_settings
@@ -163,3 +164,12 @@ def as_fleet(sims: Sequence[ThreadedSimulator | RunningSimulator], **extra: Any)
     return fleet_of([(profile, sim.api_url, sim.publisher_url, token)
                      for (profile, token, _), sim in zip(SERVERS, running, strict=False)], **extra)
 
+
+
+@pytest.fixture
+def two() -> Iterator[list[ThreadedSimulator]]:
+    """The standard test fleet's first two servers (origin, edge-1), each its own simulator."""
+    sims = independent(2)
+    yield sims
+    for sim in sims:
+        sim.stop()

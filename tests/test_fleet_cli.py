@@ -251,3 +251,15 @@ def test_one_exporter_process_for_the_whole_fleet(lab: Lab) -> None:
         exporter.send_signal(signal.SIGTERM)
         exporter.communicate(timeout=30)
     assert exporter.returncode == 0
+
+
+def test_a_fleet_replay_says_why_there_is_nothing_to_replay_and_goes_with_the_console_only(
+        lab: Lab, tmp_path: Path) -> None:
+    env = lab.env()
+    env["OMECONSOLE_HISTORY_DB"] = str(tmp_path / "never-recorded.sqlite3")
+    nothing = subprocess.run([str(BIN / "omeconsole"), "--replay", "--fleet", "live"], capture_output=True,
+                             text=True, env=env, timeout=60, check=False)
+    assert nothing.returncode == 1 and nothing.stderr.startswith("omeconsole: replay: "), nothing.stderr
+    assert "not there yet" not in nothing.stderr
+    listing = lab.run("--replay", "--fleet", "live", "ls")
+    assert listing.returncode == 2 and "--replay opens the console" in listing.stderr

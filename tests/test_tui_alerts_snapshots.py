@@ -40,7 +40,7 @@ async def test_the_alerts_screen_with_one_alert_firing_and_one_resolved(snapshot
             await pilot.press("A")
             await driver.settle()
             assert isinstance(app.screen, AlertsScreen)
-            alerts = app.screen.evaluator.alerts()
+            alerts = app.screen.alerts()
             assert [(a.key.rule, a.status.value) for a in alerts] == [("news is watched", "firing"),
                                                                       ("news ingest", "resolved")]
             picture = app.export_screenshot()

@@ -237,8 +237,8 @@ def _command(args: argparse.Namespace) -> int:
     command = args.command or "ui"
     if command == "config":
         return _config(args.action)
-    if args.replay and args.fleet is not None:
-        complain("--replay opens one server's recording: name it with --profile (a fleet's replay is not there yet)")
+    if args.replay and args.fleet is not None and command != "ui":
+        complain(f"--replay opens the console; it does not go with {command}")
         return exit_codes.USAGE
     if args.fleet is not None or getattr(args, "servers", None):
         return several.run(args, command)

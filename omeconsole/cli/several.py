@@ -113,6 +113,10 @@ def _command(args: argparse.Namespace, command: str) -> int:
 def _console(args: argparse.Namespace) -> int:
     """The console on every server of the fleet (imported only now, as the one-server console is)."""
     fleet = load_fleet(args.fleet, flags(args))
+    if args.replay:  # the fleet's recording: no server is asked, no token needed
+        run_fleet_replay = importlib.import_module("omeconsole.ui.replay.fleet").run_fleet_replay
+        replayed: int = run_fleet_replay(fleet, since=args.replay_since, select=getattr(args, "select", None))
+        return replayed
     if _tokens_missing(fleet.servers):  # the fleet screen has no token prompt: each profile names its token
         return exit_codes.USAGE
     run_fleet_app = importlib.import_module("omeconsole.ui.fleet_app").run_fleet_app

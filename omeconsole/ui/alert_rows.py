@@ -95,29 +95,33 @@ def measured_text(alert: Alert, rule: AlertRule | None) -> str:
     return f"{value} / {threshold_text(rule)}" if rule is not None else value
 
 
-def where_text(alert: Alert, colours: Mapping[str, str]) -> Text:
-    """The node's path, or the server for a server-wide alert, as data."""
+def where_text(alert: Alert, colours: Mapping[str, str], *, server: bool = False) -> Text:
+    """The node's path, or the server for a server-wide alert, as data; `server`: the node's path after its
+    server's name (`edge-1:default/app/news`, for a fleet's alerts)."""
     path = alert.key.path
-    return name_text(str(path) if path is not None else f"server {alert.key.server}", colours, style="")
+    if path is None:
+        return name_text(f"server {alert.key.server}", colours, style="")
+    return name_text(f"{alert.key.server}:{path}" if server else str(path), colours, style="")
 
 
 def row_cells(alert: Alert, rule: AlertRule | None, now: float, wall_now: datetime,
-              colours: Mapping[str, str]) -> tuple[Text, ...]:
-    """The cells of one row: state, severity, rule, node, since, for, value against threshold."""
+              colours: Mapping[str, str], *, server: bool = False) -> tuple[Text, ...]:
+    """The cells of one row: state, severity, rule, node (after its server's name if `server`), since,
+    for, value against threshold."""
     word, colour = STATE_WORDS[alert.status]
     severity_style = f"bold {colours.get('state-stale', '')}" if alert.severity == "critical" else ""
     return (Text(word, style=colours.get(colour, "")), Text(alert.severity, style=severity_style),
-            name_text(alert.key.rule, colours, style="bold"), where_text(alert, colours),
+            name_text(alert.key.rule, colours, style="bold"), where_text(alert, colours, server=server),
             Text(since_text(alert, now, wall_now)), Text(for_text(alert, now)),
             Text(measured_text(alert, rule)))
 
 
-def detail_text(alert: Alert, rule: AlertRule | None, colours: Mapping[str, str]) -> Text:
+def detail_text(alert: Alert, rule: AlertRule | None, colours: Mapping[str, str], *, server: bool = False) -> Text:
     """The highlighted alert in full: what was measured, the rule's words, scope and timings."""
     text = Text()
     text.append_text(name_text(alert.key.rule, colours))
     text.append(f"  {alert.kind} · {alert.severity} · ")
-    text.append_text(where_text(alert, colours))
+    text.append_text(where_text(alert, colours, server=server))
     text.append("\nmeasured: ")
     text.append_text(name_text(alert.detail or "—", colours, style=""))
     text.append("\nrule: ")

@@ -218,12 +218,16 @@ class ConsoleApp(App[None]):
         """Sends whose outcome was never recorded (the console was killed mid-send), said once at start."""
         contents = await asyncio.to_thread(live.audit.read_all)
         unknown = contents.unknown
-        if unknown and live is self._live:
+        if unknown and self.is_current(live):
             latest = unknown[-1]
             self.notify(visible(f"{len(unknown)} send(s) in the audit log have no recorded outcome (the last: "
                                 f"{latest.action} to {latest.stream_path} at {latest.time}): check the playlist "
                                 "before sending again; E lists them"),
                         title="outcome unknown", severity="warning", timeout=20, markup=False)
+
+    def is_current(self, live: LiveSession) -> bool:
+        """`live` is still a session of the console (not one a reconnection replaced)."""
+        return live is self._live
 
     # Alerts that start firing ----------------------------------------------------------------------------
 

@@ -71,7 +71,8 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
         print(f"omeconsole demo --fleet: {_where(running)}", file=sys.stderr)
         app = FleetConsoleApp(demo_fleet_settings(running, base),
                               lambda servers: Fleet.connect(servers, clock, demo=True, freeze_gc=True), clock,
-                              select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP)
+                              select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP,
+                              record_history=False)  # throwaway servers: not the operator's history
         app.sub_title = f"demo fleet ({scenario}): an origin and {FLEET_EDGES} edges pulling over OVT"
     else:
         simulator = await start_simulator(scenario, api_port=0, publisher_port=0, seed=seed)

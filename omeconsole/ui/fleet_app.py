@@ -5,6 +5,11 @@ budget (`core.fleet.Fleet`), shown on a `FleetScreen`. What changes from one ser
 is the session of the server the operator is on; connecting elsewhere or switching profile is not
 offered (the fleet is the config's `[fleets.NAME]`); a refused token is shown in that server's row
 instead of a prompt (the others keep running).
+
+What the single-server console does, it does for every server: each server's samples go into the one
+history store under that server's own name (as `omeconsole record --fleet` records them) and its charts
+start with its recorded past; each server's `[[alerts]]` rules run on its own readings (a rule's scope
+may name the server by profile); the sends of the audit log with no outcome are said at start.
 """
 
 from __future__ import annotations
@@ -28,7 +33,10 @@ from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.fleet_live import FleetLive
 from omeconsole.ui.live import LiveSession
+from omeconsole.ui.past import StoredPast
+from omeconsole.ui.recording import ConsoleRecording, server_of
 from omeconsole.ui.screens.fleet_screen import FleetScreen
+from omeconsole.ui.session_alerts import SessionAlerts
 
 FleetConnector = Callable[[FleetSettings], Fleet]
 
@@ -40,11 +48,13 @@ def _no_single_server(_settings: Settings) -> Session:
 class FleetConsoleApp(ConsoleApp):
     def __init__(self, fleet: FleetSettings, connect: FleetConnector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
-                 export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0) -> None:
-        """`fleet.servers[0]` gives what is not a server's (theme, keymap); `connect` builds the fleet."""
-        # Not recorded yet: the recording follows one session (`omeconsole record --fleet` records a fleet).
+                 export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0,
+                 record_history: bool = True) -> None:
+        """`fleet.servers[0]` gives what is not a server's (theme, keymap, the history store and its
+        retention); `connect` builds the fleet; `record_history` as for the single-server console."""
         super().__init__(fleet.servers[0], _no_single_server, clock, select=select, theme_dirs=theme_dirs,
-                         export_dir=export_dir, redraw_gap=redraw_gap, chart_gap=chart_gap, record_history=False)
+                         export_dir=export_dir, redraw_gap=redraw_gap, chart_gap=chart_gap,
+                         record_history=record_history)
         self.fleet_settings = fleet
         self._connect_fleet = connect
         self._fleet: FleetLive | None = None
@@ -61,15 +71,42 @@ class FleetConsoleApp(ConsoleApp):
 
     def _open_session(self, select: NodePath | None, note: str = "") -> None:
         fleet = self._connect_fleet(self.fleet_settings)
-        self._fleet = FleetLive.build(fleet, self._ticker, self._options, self._pace, self._export_dir)
+        recording = self._recording
+        if recording is not None:
+            recording.follow(*(member.session for member in fleet))
+        self._fleet = FleetLive.build(
+            fleet, self._ticker, self._options, self._pace, self._export_dir,
+            past=partial(self._past_of, recording) if recording is not None else None, alerts=self._alerts_of)
         for live in self._fleet.lives.values():
             adops_seam.relay(self, live)
+        for watch in self._fleet.alert_watches():
+            self._ticker.listen(watch.run_pass)
         self.run_worker(fleet.run(), name="fleet", group="engine", exclusive=True, exit_on_error=False)
-        self._show(FleetScreen(self._fleet, select=select))
+        self._show(self.fleet_screen(self._fleet, select))
+        self._tell_unknown_outcomes(self._fleet.live)  # one audit log for the fleet's sends
+
+    def fleet_screen(self, fleet: FleetLive, select: NodePath | None) -> Screen[None]:
+        """The fleet's first screen (a replay's app shows its own)."""
+        return FleetScreen(fleet, select=select)
+
+    def _past_of(self, recording: ConsoleRecording, session: Session) -> StoredPast:
+        return StoredPast(recording.path, recording.settings, server_of(session).key, self.clock,
+                          after=recording.settled)
+
+    def _alerts_of(self, session: Session) -> SessionAlerts | None:
+        return SessionAlerts(session, self.announce_firing) if session.settings.alerts else None
+
+    def is_current(self, live: LiveSession) -> bool:
+        return self._fleet is not None and any(live is mine for mine in self._fleet.lives.values())
 
     async def on_unmount(self) -> None:
         if self._fleet is not None:
             await self._fleet.fleet.aclose()
+            for live in self._fleet.lives.values():
+                if live.past is not None:
+                    live.past.close()
+        if self._recording is not None:
+            await self._recording.close()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from action_commands(screen)

@@ -17,9 +17,17 @@ from pathlib import Path
 from omeconsole.core.fleet.fleet import Fleet, FleetMember, FleetUpdate
 from omeconsole.core.fleet.health import ServerHealth
 from omeconsole.core.fleet.views import FleetView
+from omeconsole.core.session import Session
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.live import LiveSession, NoteBoard, Pace, Ticker, Unsubscribe, ViewOptions
+from omeconsole.ui.past import StoredPast
+from omeconsole.ui.session_alerts import SessionAlerts
+
+PastOf = Callable[[Session], StoredPast | None]
+"""The recorded past of a server's session (None: nothing recorded)."""
+AlertsOf = Callable[[Session], SessionAlerts | None]
+"""The `[[alerts]]` rules run on a server's session (None: its settings have none)."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,8 @@ class ServerSummary:
     """One server row: its health and its own totals (its virtual hosts added up)."""
 
     health: ServerHealth
+    alerts: int
+    """Alerts firing on the server now."""
     viewers: int | None
     rate_in_bps: float | None
     rate_out_bps: float | None
@@ -46,6 +56,10 @@ class FleetSummary:
     def reachable(self) -> int:
         return sum(1 for server in self.servers if server.health.reachable)
 
+    @property
+    def alerts(self) -> int:
+        return sum(server.alerts for server in self.servers)
+
 
 def live_streams(member: FleetMember) -> set[NodePath]:
     return {NodePath(vhost, app, name) for vhost, apps in member.engine.listing().items()
@@ -61,10 +75,13 @@ class FleetLive:
     current: str
 
     @classmethod
-    def build(cls, fleet: Fleet, ticker: Ticker, options: ViewOptions, pace: Pace, export_dir: Path) -> FleetLive:
+    def build(cls, fleet: Fleet, ticker: Ticker, options: ViewOptions, pace: Pace, export_dir: Path, *,
+              past: PastOf | None = None, alerts: AlertsOf | None = None) -> FleetLive:
         notes = NoteBoard()
         lives = {member.profile: LiveSession(member.session, ticker, AdBoard(member.session.adops), options, pace,
-                                             export_dir, notes=notes) for member in fleet}
+                                             export_dir, alerts(member.session) if alerts is not None else None,
+                                             notes=notes, past=past(member.session) if past is not None else None)
+                 for member in fleet}
         return cls(fleet, lives, fleet.profiles[0])
 
     @property
@@ -92,10 +109,20 @@ class FleetLive:
 
     def summary(self) -> FleetSummary:
         totals = self.fleet.totals()
-        servers = tuple(ServerSummary(member.health(), part.viewers, part.rate_in_bps, part.rate_out_bps)
+        servers = tuple(ServerSummary(member.health(), self.firing(member.profile), part.viewers, part.rate_in_bps,
+                                      part.rate_out_bps)
                         for member, part in zip(self.fleet, totals.servers, strict=True))
         streams = set().union(*(live_streams(member) for member in self.fleet))
         return FleetSummary(self.fleet.name, servers, totals, len(streams))
+
+    def firing(self, profile: str) -> int:
+        """How many alerts are firing on server `profile`."""
+        alerts = self.lives[profile].alerts
+        return len(alerts.firing()) if alerts is not None else 0
+
+    def alert_watches(self) -> list[SessionAlerts]:
+        """Every server's alert rules (in the fleet's order; the servers without rules left out)."""
+        return [live.alert_watch for live in self.lives.values() if live.alert_watch is not None]
 
     def on_others_report(self, callback: Callable[[], None]) -> Unsubscribe:
         """`callback` after a server other than the current one reported (the current one's reports reach

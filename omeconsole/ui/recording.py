@@ -1,8 +1,9 @@
 """The console records what it polls: every sample its engine takes goes into the history store.
 
 `ConsoleRecording` owns the store's writer for the app's whole life. `start()` opens it off the event
-loop (opening and the first prune touch the disk); `follow(session)` feeds it the session's samples
-(a new session, after a reconnection, replaces the old one's feed); `close()` writes out everything
+loop (opening and the first prune touch the disk); `follow(session, ...)` feeds it the sessions' samples,
+each under its own server's name (one session, or every server of a fleet: one writer for all; a new
+session, after a reconnection, replaces the old one's feed); `close()` writes out everything
 taken and closes the file, off the loop too. Samples taken while the store is still opening wait in
 a bounded list and are handed over once it is open, so the first seconds are recorded as well.
 
@@ -43,7 +44,7 @@ class ConsoleRecording:
         self._waiting: list[Observation] = []
         self._failed = False
         self._closed = False
-        self._unsubscribe: Callable[[], None] | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
         self.problem: str | None = None
         """Why nothing is recorded, once the store could not be opened (None while it records)."""
         self.settled = asyncio.Event()
@@ -80,20 +81,21 @@ class ConsoleRecording:
     def _wall_now(self) -> float:
         return self._clock.wall().timestamp()
 
-    def follow(self, session: Session) -> None:
-        """Records `session`'s samples from now on (and no longer the previous session's)."""
+    def follow(self, *sessions: Session) -> None:
+        """Records the samples of `sessions` from now on, each under its server's name (and no longer the
+        previously followed sessions')."""
         from omeconsole.core.history.engine_source import EngineSampleSource
 
         self.unfollow()
         if self._failed or self._closed:
             return
-        source = EngineSampleSource(session.engine, session.clock, server_of(session))
-        self._unsubscribe = source.subscribe(self._offer)
+        sources = [EngineSampleSource(session.engine, session.clock, server_of(session)) for session in sessions]
+        self._unsubscribe = [source.subscribe(self._offer) for source in sources]
 
     def unfollow(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        unsubscribe, self._unsubscribe = self._unsubscribe, []
+        for stop in unsubscribe:
+            stop()
 
     def _offer(self, observation: Observation) -> None:
         if self._writer is not None:

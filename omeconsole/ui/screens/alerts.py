@@ -5,9 +5,14 @@ against the rule's threshold; the highlighted alert's words, scope and timings a
 Enter opens the alert's node; Escape or A closes. The screen redraws when a pass makes an alert fire
 or resolve and on every clock tick (the durations move). It changes nothing of what is polled: the
 screen below keeps its nodes fresh.
+
+On a fleet it lists every server's alerts, each node after its server's name (`edge-1:default/app/news`);
+Enter opens a node of the server the operator is on (another server's: move there first, `]` / `[`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual import on
@@ -16,6 +21,7 @@ from textual.widgets import DataTable, Footer, Static
 from textual.widgets.data_table import ColumnKey
 
 from omeconsole.core.alerts.evaluator import AlertEvaluator
+from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.alerts.state import Alert, AlertStatus
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
@@ -34,10 +40,13 @@ def _row_key(alert: Alert) -> str:
 class AlertsScreen(LiveScreen):
     BINDINGS = bindings("close_alerts")
 
-    def __init__(self, live: LiveSession) -> None:
+    def __init__(self, live: LiveSession, evaluators: Sequence[AlertEvaluator] = ()) -> None:
+        """`evaluators`: every server's (a fleet's), else `live`'s alone."""
         super().__init__(live)
-        assert live.alerts is not None, "the alerts screen needs [[alerts]] rules"
-        self.evaluator: AlertEvaluator = live.alerts
+        own = [live.alerts] if live.alerts is not None else []
+        self.evaluators: list[AlertEvaluator] = list(evaluators) or own
+        assert self.evaluators, "the alerts screen needs [[alerts]] rules"
+        self._servers = len(self.evaluators) > 1
         self._alerts: dict[str, Alert] = {}
         self._drawn: list[tuple[str, tuple[Text, ...]]] = []
         self._columns: list[ColumnKey] = []
@@ -76,9 +85,9 @@ class AlertsScreen(LiveScreen):
         live = self.live
         now, wall = live.clock.monotonic(), live.clock.wall()
         colours = self.app.theme_variables
-        rules = {rule.name: rule for rule in self.evaluator.rules}
-        alerts = self.evaluator.alerts()
-        rows = [(_row_key(a), row_cells(a, rules.get(a.key.rule), now, wall, colours)) for a in alerts]
+        alerts = self.alerts()
+        rows = [(_row_key(a), row_cells(a, self._rule_of(a), now, wall, colours, server=self._servers))
+                for a in alerts]
         self._alerts = {key: alert for (key, _), alert in zip(rows, alerts, strict=True)}
         if [key for key, _ in rows] == [key for key, _ in self._drawn]:
             self._update(rows)  # the same alerts: only their durations and values move
@@ -87,6 +96,17 @@ class AlertsScreen(LiveScreen):
         self._drawn = rows
         self._show_summary(alerts)
         self._show_detail()
+
+    def alerts(self) -> list[Alert]:
+        """Firing first, then pending (oldest first), then resolved (newest first), of every server."""
+        alerts = [alert for evaluator in self.evaluators for alert in evaluator.alerts()]
+        order = {AlertStatus.FIRING: 0, AlertStatus.PENDING: 1, AlertStatus.RESOLVED: 2}
+        return sorted(alerts, key=lambda a: (order[a.status], -a.since if a.status is AlertStatus.RESOLVED
+                                             else a.since, a.key.server, a.key.rule))
+
+    def _rule_of(self, alert: Alert) -> AlertRule | None:
+        evaluator = next((e for e in self.evaluators if e.server == alert.key.server), self.evaluators[0])
+        return next((rule for rule in evaluator.rules if rule.name == alert.key.rule), None)
 
     def _update(self, rows: list[tuple[str, tuple[Text, ...]]]) -> None:
         table = self.query_one(DataTable)
@@ -109,7 +129,7 @@ class AlertsScreen(LiveScreen):
         counts = {status: sum(1 for a in alerts if a.status is status) for status in AlertStatus}
         self.query_one("#alerts-summary", Static).update(
             f"{counts[AlertStatus.FIRING]} firing · {counts[AlertStatus.PENDING]} pending · "
-            f"{counts[AlertStatus.RESOLVED]} recently resolved · {len(self.evaluator.rules)} rule(s), judged on "
+            f"{counts[AlertStatus.RESOLVED]} recently resolved · {len(self.evaluators[0].rules)} rule(s), judged on "
             "the nodes this console polls (omeconsole exporter watches every node)")
 
     def _show_detail(self) -> None:
@@ -118,8 +138,7 @@ class AlertsScreen(LiveScreen):
         if alert is None:
             panel.update("No alerts yet: a rule's alert appears here once its condition holds.")
             return
-        rule = next((r for r in self.evaluator.rules if r.name == alert.key.rule), None)
-        panel.update(detail_text(alert, rule, self.app.theme_variables))
+        panel.update(detail_text(alert, self._rule_of(alert), self.app.theme_variables, server=self._servers))
 
     # Keys ---------------------------------------------------------------------------------------------
 
@@ -136,6 +155,10 @@ class AlertsScreen(LiveScreen):
             return
         if alert.key.path is None:
             self.say("a server-wide alert: it has no node to open")
+            return
+        here = self.live.alerts
+        if here is None or alert.key.server != here.server:
+            self.say(f"on server {alert.key.server}: move to it (] or [) to open its node")
             return
         from omeconsole.ui.screens.node_screen import NodeScreen  # not needed before the first Enter
 

@@ -9,11 +9,15 @@ selected node when that server has it. The other servers keep polling under the 
 with its own back-off: another server's report redraws the rows and the fleet view (the tree and the
 detail follow the current server's own feed), so one that stops answering turns its own row red while
 the others stay fresh.
+
+Every server's `[[alerts]]` rules run on its own readings: a server's row has a badge with its alerts
+firing, the status line counts the fleet's, and A lists every server's alerts with their server.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from textual import on
 from textual.app import ComposeResult
@@ -25,10 +29,12 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.fleet_live import FleetLive
 from omeconsole.ui.live import Changes, Unsubscribe
 from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.server_rows import ServerRows
+from omeconsole.ui.widgets.status_bar import Banner, StatusBar
 
 
 class OthersChanged(Message):
@@ -37,13 +43,15 @@ class OthersChanged(Message):
 
 class FleetScreen(DashboardScreen):
     CSS_PATH = "../fleet.tcss"
+    DEFAULT_CLASSES = "-fleet"
+    """What fleet.tcss selects on: a subclass whose first base is another screen (the replay's) keeps it."""
     BINDINGS = bindings("next_server", "previous_server")
 
     def __init__(self, fleet: FleetLive, *, select: NodePath | None = None) -> None:
         super().__init__(fleet.live, select=select)
         self.fleet = fleet
         self._others_posted = False
-        self._stop_fleet: Unsubscribe | None = None
+        self._stop_fleet: list[Unsubscribe] = []
         self._fleet_timer: Timer | None = None
         self._fleet_drawn_at = -math.inf
 
@@ -52,12 +60,14 @@ class FleetScreen(DashboardScreen):
         yield FleetViewPanel(id="fleet-view")
 
     def on_mount(self) -> None:
-        self._stop_fleet = self.fleet.on_others_report(self._others_report)
+        # Another server's report or alert redraws the rows (an alert's badge comes with its pass).
+        self._stop_fleet = [self.fleet.on_others_report(self._others_report),
+                            *(watch.listen(self._others_report) for watch in self.fleet.alert_watches())]
 
     def on_unmount(self) -> None:
-        if self._stop_fleet is not None:
-            self._stop_fleet()
-            self._stop_fleet = None
+        stop, self._stop_fleet = self._stop_fleet, []
+        for unsubscribe in stop:
+            unsubscribe()
 
     def _others_report(self) -> None:
         """Another server's news: its row and the fleet view are drawn again, once for a burst; the tree and
@@ -114,6 +124,23 @@ class FleetScreen(DashboardScreen):
     def selection_changed(self) -> None:
         super().selection_changed()
         self.fleet.follow(self.selected_path())
+
+    def refresh_status(self) -> None:
+        """The status line of the server the operator is on, with the whole fleet's alerts firing."""
+        self.query_one(Banner).show(self.live.engine.connection, self.live.clock.monotonic())
+        line = status_line(self.live, self.selected_path(), **self.status_options())
+        firing = sum(self.fleet.firing(profile) for profile in self.fleet.lives)
+        self.query_one(StatusBar).show(replace(line, alerts=firing))
+
+    def action_alerts(self) -> None:
+        """Every server's alerts, each with its server."""
+        watches = self.fleet.alert_watches()
+        if not watches:
+            self.say("no [[alerts]] rules in the config file")
+            return
+        from omeconsole.ui.screens.alerts import AlertsScreen  # rarely opened
+
+        self.app.push_screen(AlertsScreen(self.live, [watch.evaluator for watch in watches]))
 
     # Servers ------------------------------------------------------------------------------------------
 

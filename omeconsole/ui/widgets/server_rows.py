@@ -2,7 +2,8 @@
 
 A row says which server (profile, host:port), whether it answers (connected / connecting / unreachable
 with the time since it last answered), what it is (edition and version), how fast (median latency),
-how often it fails (errors per minute), and its own totals (viewers, in and out). The cursor is the
+how often it fails (errors per minute), its own totals (viewers, in and out) and a badge with the number
+of its alerts firing (the fleet's line adds them up). The cursor is the
 server the tree below shows: moving it sends `ServerRows.Chosen`. Names and messages came from servers
 or the config: they are drawn as data (`visible`, rich Text, never markup).
 """
@@ -81,10 +82,16 @@ def server_table(servers: Sequence[ServerSummary], colours: Mapping[str, str]) -
         errors = warn if health.errors_per_minute > 0 else ""
         styles = ["bold", "", "" if health.reachable else f"bold {warn}", muted, "", errors, *[""] * 3]
         row = line(values, styles)
+        if server.alerts:
+            row.append(GAP + _alerts_badge(server.alerts), style=f"bold {warn}")
         if not health.reachable:
             row.append(GAP + _why_not(health), style=warn)
         rows.append(row)
     return heading, rows
+
+
+def _alerts_badge(firing: int) -> str:
+    return f"⚑ {firing} alert{'s' if firing != 1 else ''}"
 
 
 def fleet_line(summary: FleetSummary) -> Text:
@@ -96,6 +103,8 @@ def fleet_line(summary: FleetSummary) -> Text:
     line.append(f"  {summary.reachable}/{len(summary.servers)} servers reachable  {units.count(summary.streams)} "
                 f"streams  viewers {units.count(totals.viewers)}  in {units.rate(totals.ingest_bps)}  "
                 f"out {units.rate(totals.rate_out_bps)}")
+    if summary.alerts:
+        line.append(GAP + _alerts_badge(summary.alerts), style="bold")
     if totals.not_read:
         line.append(f"  (without {', '.join(visible(name) for name in totals.not_read)}: not read)", style="bold")
     return line
