@@ -24,7 +24,6 @@ from omeconsole.ui.live import LiveSession
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.screens.node_screen import NodeScreen
-from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import StatusLine
 
@@ -56,7 +55,7 @@ class ReplayKeys(LiveScreen):
         return engine
 
     def status_now(self) -> StatusLine:
-        line = status_line(self.live, self.selected_path(), **self.status_options())
+        line = super().status_now()  # a fleet's screen adds the whole fleet's alerts
         words = replay_words(self.replay, self.live.clock.wall())
         # REPLAY says that nothing is sent: no READ-ONLY badge beside it.
         return dataclasses.replace(line, replay=words, read_only=False)

@@ -29,12 +29,11 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.fleet_live import FleetLive
 from omeconsole.ui.live import Changes, Unsubscribe
 from omeconsole.ui.screens.dashboard import DashboardScreen
-from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.server_rows import ServerRows
-from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+from omeconsole.ui.widgets.status_bar import StatusLine
 
 
 class OthersChanged(Message):
@@ -125,12 +124,10 @@ class FleetScreen(DashboardScreen):
         super().selection_changed()
         self.fleet.follow(self.selected_path())
 
-    def refresh_status(self) -> None:
+    def status_now(self) -> StatusLine:
         """The status line of the server the operator is on, with the whole fleet's alerts firing."""
-        self.query_one(Banner).show(self.live.engine.connection, self.live.clock.monotonic())
-        line = status_line(self.live, self.selected_path(), **self.status_options())
         firing = sum(self.fleet.firing(profile) for profile in self.fleet.lives)
-        self.query_one(StatusBar).show(replace(line, alerts=firing))
+        return replace(super().status_now(), alerts=firing)
 
     def action_alerts(self) -> None:
         """Every server's alerts, each with its server."""
