@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
@@ -19,8 +20,9 @@ from typing import Any, TypeVar
 
 import pytest
 from fleet_support import SERVERS
+from textual.app import App
 from textual.pilot import Pilot
-from ui_support import SEED, ParkingClock, ThreadedSimulator, make_settings
+from ui_support import SEED, ParkingClock, ThreadedSimulator, make_settings, shown
 
 from omeconsole.api.http import Cap, HttpTransport, Method, Reply, Timeouts
 from omeconsole.core.fleet.fleet import Fleet
@@ -28,6 +30,7 @@ from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.fleet_app import FleetConsoleApp
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
+from omeconsole.ui.widgets.node_tree import NodeTree
 from simulator.http.fleet import RunningFleet, start_fleet
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
@@ -173,3 +176,40 @@ def two() -> Iterator[list[ThreadedSimulator]]:
     yield sims
     for sim in sims:
         sim.stop()
+
+
+def server_rows(app: App[None]) -> dict[str, str]:
+    """Each server's row of the fleet's tree as drawn (profile -> the row's text), from the tree's top level."""
+    tree = app.screen.query_one(NodeTree)
+    rows: dict[str, str] = {}
+    for line in shown(tree).splitlines():
+        match = re.match(r"[▼▶] (\S+)  ", line)
+        if match:
+            rows[match[1]] = line.rstrip()
+    return rows
+
+
+SERVER_ITEMS = {"link": r"([●…✖▲] [a-z]+)", "latency": r"(\d+ ms|n/a)", "err/min": r"(\d+) err/min",
+                "viewers": r"([\d,]+|n/a) viewers", "relays": r"([\d,]+) relays?", "out": r"out (\S+ \S+)"}
+
+
+def server_cells(app: App[None], profile: str) -> dict[str, str]:
+    """What a server's row says, item by item (an item the row does not show is absent)."""
+    row = server_rows(app).get(profile)
+    assert row is not None, server_rows(app)
+    return {name: found[1] for name, pattern in SERVER_ITEMS.items()
+            if (found := re.search(rf"(?<!\S){pattern}(?!\S)", row))}
+
+
+def fleet_totals(app: App[None]) -> str:
+    return shown(app.screen.query_one("#fleet-totals"))
+
+
+def server_card(app: App[None]) -> dict[str, str]:
+    """The detail's card of the server whose row the cursor is on: its first line, then item -> value."""
+    lines = shown(app.screen.query_one("#detail-header")).splitlines()
+    card = {"server": lines[0].strip()}
+    for line in lines[1:]:
+        name, _, value = line.strip().partition(" ")
+        card[name] = value.strip()
+    return card

@@ -1,5 +1,5 @@
 """The console on a fleet, driven through Pilot against real simulators on free ports (each with its own
-token and edition): the server rows with each server's health and the fleet's totals, the status line
+token and edition): the tree's server level with each server's health and the fleet's totals, the status line
 naming the server the selection is on, the fleet view of a stream summed across an origin and its
 edges, one dead server that never slows the others, and sends that go to the chosen server only."""
 
@@ -14,7 +14,17 @@ from urllib.parse import urlsplit
 import pytest
 from adops_ui_support import sends_done
 from fleet_support import SERVERS, outbound, server_record
-from fleet_ui_support import FleetDriver, ThreadedFleet, as_fleet, fleet_app, independent
+from fleet_ui_support import (
+    FleetDriver,
+    ThreadedFleet,
+    as_fleet,
+    fleet_app,
+    fleet_totals,
+    independent,
+    server_card,
+    server_cells,
+    server_rows,
+)
 from textual.app import App
 from textual.widgets import Static
 from ui_support import ParkingClock, ThreadedSimulator, console_clock, quiet_ui, shown, status_of
@@ -23,7 +33,7 @@ from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
-from omeconsole.ui.widgets.server_rows import ServerRows
+from omeconsole.ui.widgets.node_tree import NodeTree
 
 __all__ = ["console_clock", "quiet_ui"]
 
@@ -38,25 +48,6 @@ def three() -> Iterator[list[ThreadedSimulator]]:
         sim.stop()
 
 
-def rows_of(app: App[None]) -> list[str]:
-    """The fleet's line, the heading, then the server rows, as drawn."""
-    rows = app.screen.query_one(ServerRows)
-    return [shown(rows.query_one("#fleet-totals")), shown(rows.query_one("#server-heading")),
-            *shown(rows.query_one("#server-list")).splitlines()]
-
-
-def row_of(app: App[None], profile: str) -> str:
-    found = [line for line in rows_of(app)[2:] if line.split()[:1] == [profile]]
-    assert len(found) == 1, rows_of(app)
-    return found[0]
-
-
-def server_cells(app: App[None], profile: str) -> dict[str, str]:
-    """A server row's cells by the heading above them (columns are two spaces or more apart)."""
-    heading, line = rows_of(app)[1], row_of(app, profile)
-    return dict(zip(re.split(r"\s{2,}", heading.strip()), re.split(r"\s{2,}", line.strip()), strict=False))
-
-
 def host(url: str) -> str:
     return urlsplit(url).netloc
 
@@ -67,19 +58,32 @@ async def test_every_server_has_a_row_with_its_health_and_the_fleet_its_totals(
     async with app.run_test(size=(160, 48)) as pilot:
         driver = FleetDriver(pilot, console_clock, 3, [sim.advance for sim in three])
         await driver.warm_up(4)
-        for (profile, _, edition), sim in zip(SERVERS, three, strict=True):
+        assert list(server_rows(app)) == [p for p, _, _ in SERVERS], "a row per server, on top of the tree"
+        for profile, _, _ in SERVERS:
             cells = server_cells(app, profile)
-            assert cells["api"] == host(sim.api_url) and cells["link"] == "● connected", cells
-            assert cells["edition"].startswith(edition) and cells["err/min"] == "0", cells
+            assert cells["link"] == "● connected" and cells["err/min"] == "0", cells
             assert re.fullmatch(r"\d+ ms", cells["latency"]) and re.fullmatch(r"[\d.]+ [kMG]b/s", cells["out"]), cells
-        assert "0.20" in server_cells(app, "origin")["edition"] and "0.21" in server_cells(app, "edge-1")["edition"]
-        totals = rows_of(app)[0]
+        totals = fleet_totals(app)
         assert "FLEET lab" in totals and "3/3 servers reachable" in totals and "not read" not in totals
         fleet_viewers = int(re.search(r"viewers ([\d,]+)", totals)[1].replace(",", ""))  # type: ignore[index]
         per_server = [int(server_cells(app, p)["viewers"].replace(",", "")) for p, _, _ in SERVERS]
         assert fleet_viewers == sum(per_server) > 0
         assert re.search(r"\b8 streams\b", totals)  # the demo scenario's streams on each server, counted once
 
+        tree = app.screen.query_one(NodeTree)
+        versions = {}
+        for (profile, _, edition), sim in zip(SERVERS, three, strict=True):
+            tree.select_server(profile)  # the cursor on a server's row: the detail is the server's card
+            await driver.settle()
+            card = server_card(app)
+            assert card["server"] == f"{profile}  server at {host(sim.api_url)}", card
+            assert card["what"].startswith(edition) and card["link"].startswith("● connected"), card
+            assert card["errors"].startswith("0 per minute") and card["latency"].endswith("ms median"), card
+            versions[profile] = card["what"]
+        assert "0.20" in versions["origin"] and "0.21" in versions["edge-1"]
+
+        tree.select_server("origin")
+        await driver.settle()
         status = status_of(app)
         assert host(three[0].api_url) in status and "profile origin" in status
         await pilot.press("right_square_bracket")
@@ -88,13 +92,16 @@ async def test_every_server_has_a_row_with_its_health_and_the_fleet_its_totals(
         assert host(three[1].api_url) in status and "profile edge-1" in status
         assert host(three[0].api_url) not in status
         assert app.fleet.current == "edge-1" and app.live.context.host == host(three[1].api_url)
+        assert server_rows(app)["edge-1"].startswith("▼") and server_rows(app)["origin"].startswith("▶"), \
+            "the server the operator is on is the open one"
         await pilot.press("left_square_bracket", "left_square_bracket")
         await driver.settle()
         assert "profile edge-2" in status_of(app)
-        app.screen.query_one("#server-list").focus()  # the rows' own cursor: up is the server above
-        await pilot.press("up")
+        tree.select_server("edge-1")  # the cursor on another server's row, then Enter: on to that server
+        await pilot.press("enter")
         await driver.settle()
         assert "profile edge-1" in status_of(app) and app.fleet.current == "edge-1"
+        assert server_rows(app)["edge-1"].startswith("▼ edge-1")
 
 
 def fleet_view_rows(app: App[None]) -> dict[str, dict[str, str]]:
@@ -154,14 +161,14 @@ async def test_a_dead_server_turns_its_own_row_red_while_the_others_stay_fresh(
     async with app.run_test(size=(160, 48)) as pilot:
         driver = FleetDriver(pilot, console_clock, 3, [sim.advance for sim in three])
         await driver.warm_up(4)
-        assert all("● connected" in row_of(app, p) for p, _, _ in SERVERS)
+        assert all("● connected" in server_rows(app)[p] for p, _, _ in SERVERS)
         _, token, edition = SERVERS[1]
         port = urlsplit(three[1].api_url).port
         three[1].stop()
         driver.advance[1] = lambda _seconds: None
         for second in range(1, 9):
             await driver.step()
-            dead = row_of(app, "edge-1")
+            dead = server_rows(app)["edge-1"]
             assert "✖ unreachable" in dead and re.search(rf"last answered {second:.1f} s ago", dead), dead
             assert server_cells(app, "origin")["link"] == server_cells(app, "edge-2")["link"] == "● connected"
             assert server_cells(app, "origin")["err/min"] == server_cells(app, "edge-2")["err/min"] == "0"
@@ -170,13 +177,13 @@ async def test_a_dead_server_turns_its_own_row_red_while_the_others_stay_fresh(
             own = outbound(await server_record(three[2].running, str(STREAM)))
             assert int(table["edge-2"]["viewers"]) == viewers_of(own)  # edge-2's numbers of this second
             assert "sums without edge-1 (not read)" in shown(app.screen.query_one(FleetViewPanel))
-        assert "(without edge-1: not read)" in rows_of(app)[0] and "2/3 servers reachable" in rows_of(app)[0]
+        assert "(without edge-1: not read)" in fleet_totals(app) and "2/3 servers reachable" in fleet_totals(app)
 
         three[1] = ThreadedSimulator(edition=edition, access_token=token, api_port=port or 0, name="edge-1 again")
         driver.advance[1] = three[1].advance
         for _ in range(3):  # a probe waits at most one interval
             await driver.step()
-        assert "● connected" in row_of(app, "edge-1") and "3/3 servers reachable" in rows_of(app)[0]
+        assert "● connected" in server_rows(app)["edge-1"] and "3/3 servers reachable" in fleet_totals(app)
         assert "not read" not in shown(app.screen.query_one(FleetViewPanel))
 
 

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from fleet_support import SERVERS
-from fleet_ui_support import FleetDriver, as_fleet, fleet_app, two
+from fleet_ui_support import FleetDriver, as_fleet, fleet_app, fleet_totals, server_rows, two
 from textual.app import App
 from textual.widgets import DataTable
 from textual.widgets._toast import Toast
@@ -24,24 +24,12 @@ from omeconsole.core.history.settings import HistorySettings
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.screens.alerts import AlertsScreen
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline, Spark
-from omeconsole.ui.widgets.server_rows import ServerRows
 
 __all__ = ["console_clock", "quiet_ui", "two"]
 
 NEWS = NodePath("default", "app", "news")
 WALL = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 STALL = "ingest-stall=at:12s:for:60s,streams=default/app/news"
-
-
-def row_of(app: App[None], profile: str) -> str:
-    lines = shown(app.screen.query_one(ServerRows).query_one("#server-list")).splitlines()
-    found = [line for line in lines if line.split()[:1] == [profile]]
-    assert len(found) == 1, lines
-    return found[0]
-
-
-def fleet_totals(app: App[None]) -> str:
-    return shown(app.screen.query_one(ServerRows).query_one("#fleet-totals"))
 
 
 def spark_bars(app: App[None]) -> str:
@@ -105,14 +93,14 @@ async def test_a_stalled_stream_on_one_server_raises_its_alert_there_and_the_oth
         async with app.run_test(size=(160, 48)) as pilot:
             driver = FleetDriver(pilot, console_clock, 2, [healthy.advance, stalled.advance])
             await driver.warm_up(8)
-            assert "⚑" not in row_of(app, edge) and "alert" not in status_of(app)
+            assert "⚑" not in server_rows(app)[edge] and "alert" not in status_of(app)
 
             for _ in range(20):  # the stall starts at 12 s of the edge's world time
                 await driver.step()
-                if "⚑" in row_of(app, edge):
+                if "⚑" in server_rows(app)[edge]:
                     break
-            assert "⚑ 1 alert" in row_of(app, edge), row_of(app, edge)
-            assert "⚑" not in row_of(app, origin)
+            assert "⚑ 1 alert" in server_rows(app)[edge], server_rows(app)[edge]
+            assert "⚑" not in server_rows(app)[origin]
             assert "⚑ 1 alert" in fleet_totals(app)
             assert origin in status_of(app) and "⚑ 1 alert" in status_of(app)  # on the origin: the fleet's count
             assert "⚑" not in tree_row(app, NEWS)  # the origin's news is fine

@@ -3,14 +3,13 @@ live fleet view showed, asking no server. The real app through Pilot, recording 
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from fleet_ui_support import FleetDriver, as_fleet, fleet_app, two
+from fleet_ui_support import FleetDriver, as_fleet, fleet_app, server_cells, server_rows, two
 from textual.app import App
-from ui_support import ParkingClock, ThreadedSimulator, quiet_ui, shown, status_of
+from ui_support import ParkingClock, ThreadedSimulator, quiet_ui, status_of
 
 from omeconsole.core.history.replay import READ_ONLY_REASON
 from omeconsole.core.history.settings import HistorySettings
@@ -18,7 +17,6 @@ from omeconsole.model.paths import NodePath
 from omeconsole.ui.replay.app import ReplayRefused
 from omeconsole.ui.replay.fleet import fleet_replay_app, open_fleet_replay
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
-from omeconsole.ui.widgets.server_rows import ServerRows
 
 __all__ = ["quiet_ui", "two"]
 
@@ -28,15 +26,10 @@ PROFILES = ("origin", "edge-1")
 
 
 def totals_of(app: App[None]) -> dict[str, tuple[str, ...]]:
-    """Each server row's own totals as drawn: viewers, in, out."""
-    rows = app.screen.query_one(ServerRows)
-    heading = re.split(r"\s{2,}", shown(rows.query_one("#server-heading")).strip())
-    found = {}
-    for line in shown(rows.query_one("#server-list")).splitlines():
-        cells = dict(zip(heading, re.split(r"\s{2,}", line.strip()), strict=False))
-        if cells.get("server") in PROFILES:
-            found[cells["server"]] = (cells["viewers"], cells["in"], cells["out"])
-    assert set(found) == set(PROFILES), shown(rows)
+    """Each server row's own totals as drawn: viewers and out."""
+    found = {profile: (cells["viewers"], cells["out"]) for profile in PROFILES
+             if (cells := server_cells(app, profile))}
+    assert set(found) == set(PROFILES), server_rows(app)
     return found
 
 

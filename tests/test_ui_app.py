@@ -246,9 +246,12 @@ async def test_a_stream_that_ends_is_marked_ended_and_keeps_its_history(
         assert "■ ended" in header_of(app)
         threaded_sim.call(lambda: world.start_stream("default", "live", StreamSpec(name="bazaar")))
         await driver.step(1.0, times=3)
-        live_streams = [p.stream for p in tree_of(app).paths() if p.level == "stream" and p.app == "live"]
-        assert live_streams == ["bazaar", "church", "concert", "lobby-cam", "studio-b"], "inserted in name order"
-        assert tree_of(app).cursor_path == CONCERT, "the cursor stays on its stream"
+        streams = [p.stream for p in tree_of(app).paths() if p.level == "stream" and p.app == "live"]
+        assert streams == ["bazaar", "church", "lobby-cam", "studio-b", "concert"], \
+            "the newcomer inserted in name order; the ended stream after the live ones, in the app's ended group"
+        assert tree_of(app).cursor_path == CONCERT, "the cursor stays on its stream (its group opened for it)"
+        group = (tree_of(app).index_of(CONCERT) or 0) - 1
+        assert "ended  1 stream" in shown(tree_of(app)).splitlines()[group - int(tree_of(app).scroll_y)]
 
 
 async def test_a_refused_token_opens_the_prompt(quiet_ui, threaded_sim: ThreadedSimulator,

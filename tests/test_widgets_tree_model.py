@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omeconsole.core.tree_model import Arrangement, SortOrder, TreeArranger, TreeRows
+from omeconsole.core.tree_model import Arrangement, SortOrder, TreeArranger
+from omeconsole.core.tree_rows import TreeRows
 from omeconsole.model.nodes import AppStreams, Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample
@@ -77,12 +78,33 @@ class TestArranging:
         assert streams_of(arranged) == ["default/app/sports", "default/app/news", "default/app/backup",
                                         "default/app/unread"]
 
-    def test_ended_streams_are_shown_and_flagged(self) -> None:
-        shown = {"default": {"app": AppStreams(("news",), ended=("gone",))}}
+    def test_ended_streams_sit_in_a_closed_group_after_the_live_ones(self) -> None:
+        shown = {"default": {"app": AppStreams(("news", "sports"), ended=("gone", "aired")),
+                             "zed": AppStreams(("one",))}}
         arranged = TreeArranger(Readings()).arrange(shown, 0.0)
-        rows = TreeRows(arranged)
-        assert [(str(rows.row(i).path), rows.row(i).ended) for i in range(len(rows))] == [
-            ("default", False), ("default/app", False), ("default/app/gone", True), ("default/app/news", False)]
+        closed = TreeRows(arranged)
+        assert [(str(closed.row(i).path), closed.row(i).depth, closed.row(i).group) for i in range(len(closed))] == [
+            ("default", 0, False), ("default/app", 1, False), ("default/app/news", 2, False),
+            ("default/app/sports", 2, False), ("default/app", 2, True), ("default/zed", 1, False),
+            ("default/zed/one", 2, False)]
+        group = closed.row(4)
+        assert group.held == 2 and group.expandable and not group.expanded
+        assert closed.row(3).lasts == (True, False, False), "the group, not the last live stream, ends the app"
+        assert closed.index_of(NodePath("default", "app", "gone")) is None
+
+        opened = TreeRows(arranged, ended_open={NodePath("default", "app")})
+        assert [(str(opened.row(i).path), opened.row(i).depth, opened.row(i).ended) for i in range(4, 7)] == [
+            ("default/app", 2, False), ("default/app/aired", 3, True), ("default/app/gone", 3, True)]
+        assert opened.row(4).expanded and opened.group_index(NodePath("default", "app")) == 4
+        assert opened.index_of(NodePath("default", "app", "gone")) == 6
+        assert opened.row(6).lasts == (True, False, True, True)
+
+    def test_the_filter_applies_to_ended_streams(self) -> None:
+        shown = {"default": {"app": AppStreams(("news",), ended=("gone", "newsroom"))}}
+        arranger = TreeArranger(Readings())
+        arranger.arrange_by("news", SortOrder.NAME)
+        app = arranger.arrange(shown, 0.0).vhosts[0].apps[0]
+        assert (app.streams, app.ended) == (("news",), ("newsroom",))
 
     def test_children_in_display_order(self) -> None:
         arranged = TreeArranger(Readings()).arrange(listing(app=NEWS, live=("concert",)), 0.0)
@@ -181,20 +203,39 @@ def as_listing(raw: dict[str, dict[str, list[str]]], ended: int = 0) -> Listing:
     return {v: {a: AppStreams(tuple(s[ended:]), tuple(s[:ended])) for a, s in apps.items()} for v, apps in raw.items()}
 
 
+def expected_rows(arrangement: Arrangement, collapsed: set[NodePath], ended_open: set[NodePath]) -> list[NodePath]:
+    """Depth first: host, application, its live streams, then its "ended" group (the application's path) and,
+    when the group is open, its ended streams."""
+    rows: list[NodePath] = []
+    for vhost in arrangement.vhosts:
+        rows.append(vhost.path)
+        for app in vhost.apps if vhost.path not in collapsed else ():
+            rows.append(app.path)
+            if app.path in collapsed:
+                continue
+            rows += [NodePath(app.path.vhost, app.path.app, name) for name in app.streams]
+            if app.ended:
+                rows.append(app.path)
+                if app.path in ended_open:
+                    rows += [NodePath(app.path.vhost, app.path.app, name) for name in app.ended]
+    return rows
+
+
 @settings(max_examples=150, deadline=None)
-@given(listings, st.sets(st.sampled_from(["", "a", "b", "c"])), st.text(alphabet="abX", max_size=2))
+@given(listings, st.sets(st.sampled_from(["", "a", "b", "c"])), st.sets(st.sampled_from(["", "a", "b", "c"])),
+       st.text(alphabet="abX", max_size=2))
 def test_rows_and_positions_agree_with_the_arrangement(raw: dict[str, dict[str, list[str]]], collapse: set[str],
-                                                       needle: str) -> None:
+                                                       open_ended: set[str], needle: str) -> None:
     arranger = TreeArranger(Readings())
     arranger.arrange_by(needle, SortOrder.NAME)
     arrangement = arranger.arrange(as_listing(raw, ended=1), 0.0)
     collapsed = {p for p in arrangement.paths() if p.level != "stream" and p.name[:1] in collapse}
-    rows = TreeRows(arrangement, collapsed)
-    ancestors = {p: (p.parent, p.parent.parent if p.parent else None) for p in arrangement.paths()}
-    expected = [p for p in arrangement.paths() if not any(a in collapsed for a in ancestors[p])]
-    assert rows.paths() == expected
+    ended_open = {p for p in arrangement.paths() if p.level == "app" and p.name[:1] in open_ended}
+    rows = TreeRows(arrangement, collapsed, ended_open)
+    assert rows.paths() == expected_rows(arrangement, collapsed, ended_open)
     for i in range(len(rows)):
-        assert rows.index_of(rows.row(i).path) == i
+        row = rows.row(i)
+        assert (rows.group_index(row.path) if row.group else rows.index_of(row.path)) == i
 
 
 @settings(max_examples=100, deadline=None)

@@ -179,7 +179,9 @@ def tree_row(app: ConsoleApp, path: NodePath) -> str:
     from omeconsole.ui.widgets.node_tree import NodeTree
 
     tree = app.screen.query_one(NodeTree)
-    line = tree.paths().index(path) - int(tree.scroll_y)
+    index = tree.index_of(path)
+    assert index is not None, f"{path} is not in the tree"
+    line = index - int(tree.scroll_y)
     lines = shown(tree).splitlines()
     assert 0 <= line < len(lines), f"{path} is not on screen"
     return lines[line]

@@ -1,23 +1,23 @@
 """The tree of virtual hosts → applications → streams as the console shows it, without Textual.
 
-Two pieces, both sized by what changed or what is on screen, never by the whole server:
+`TreeArranger` turns a `Listing` into an `Arrangement` (filtered, sorted), sized by what changed, never by
+the whole server: an application whose `AppStreams` object is the one it arranged before (`is`) keeps its
+branch; one that changed is updated by inserting and removing the names that came and went. Sorting by a
+live value (viewers, bit rate) moves only the streams whose readings were reported changed, and at most
+every `resort_every` seconds, so rows do not jump every second and 10,000 streams are not re-sorted.
+`tree_rows.TreeRows` lays an arrangement out as display rows.
 
-- `TreeArranger` turns a `Listing` into an `Arrangement` (filtered, sorted) one application at a time.
-  An application whose `AppStreams` object is the one it arranged before (`is`) keeps its branch; one
-  that changed is updated by inserting and removing the names that came and went. Sorting by a live
-  value (viewers, bit rate) moves only the streams whose readings were reported changed, and at most
-  every `resort_every` seconds, so rows do not jump every second and 10,000 streams are not re-sorted.
-- `TreeRows` lays an arrangement out as display rows with some branches collapsed. It keeps one entry
-  per host and application (not per stream): row `i` and the row of a path are found by bisection,
-  so a widget can draw rows 4,000-4,050 without building the other 9,950.
+An application's ended streams (`AppStreams.ended`: gone from the server's listing, still known to the
+engine or recorded in the history store) are not mixed with its live ones: they sit under one "ended"
+group row after the live streams, closed unless opened, and the filter applies to them as to any name.
 """
 
 from __future__ import annotations
 
 import enum
 import math
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Collection, Iterable, Iterator
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from omeconsole.model.nodes import AppStreams, Listing
@@ -74,8 +74,9 @@ class AppBranch:
 
     path: NodePath
     streams: tuple[str, ...]
-    ended: frozenset[str] = frozenset()
-    """Streams listed as ended (`AppStreams.ended`), shown with their history."""
+    """The live streams shown."""
+    ended: tuple[str, ...] = ()
+    """The ended streams shown (`AppStreams.ended`), in the same order: the rows of the "ended" group."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -98,8 +99,18 @@ class Arrangement:
             if path.vhost == vhost.path.vhost and path.level == "app":
                 for app in vhost.apps:
                     if app.path == path:
-                        return [NodePath(path.vhost, path.app, s) for s in app.streams]
+                        return [NodePath(path.vhost, path.app, s) for s in (*app.streams, *app.ended)]
         return []
+
+    def ended_app(self, path: NodePath) -> NodePath | None:
+        """The application whose "ended" group holds stream `path` (None: not an ended stream shown)."""
+        app = path.parent
+        for vhost in self.vhosts:
+            if vhost.path.vhost == path.vhost:
+                for branch in vhost.apps:
+                    if branch.path == app and path.stream in branch.ended:
+                        return app
+        return None
 
     def paths(self) -> Iterator[NodePath]:
         """Every node, depth first, in display order (walks all streams: for tests and small trees)."""
@@ -107,7 +118,7 @@ class Arrangement:
             yield vhost.path
             for app in vhost.apps:
                 yield app.path
-                yield from (NodePath(app.path.vhost, app.path.app, s) for s in app.streams)
+                yield from (NodePath(app.path.vhost, app.path.app, s) for s in (*app.streams, *app.ended))
 
 
 class _AppOrder:
@@ -146,6 +157,8 @@ class _ArrangedApp:
     hit: bool
     """The application (or its host) matches the filter: all its streams are shown."""
     branch: AppBranch | None = None
+    arranged_from: tuple[str, ...] | None = None
+    """The ordered names `branch` was made from (it is made again when the order's names are another object)."""
 
 
 class TreeArranger:
@@ -239,13 +252,13 @@ class TreeArranger:
             arranged = self._apps[ident] = self._new_app(path, streams, vhost_hit)
         elif arranged.source is not streams:
             self._follow(path, arranged, streams)
-        if arranged.branch is None or arranged.branch.streams is not arranged.order.names():
+        if arranged.branch is None or arranged.arranged_from is not arranged.order.names():
             shown = arranged.order.names()
+            arranged.arranged_from = shown
             if not shown and not arranged.hit:
                 arranged.branch = None
                 return None
-            ended = frozenset(name for name in streams.ended if name in arranged.order.keys)
-            arranged.branch = AppBranch(path, shown, ended)
+            arranged.branch = _split_ended(path, shown, streams.ended)
         return arranged.branch
 
     def _new_app(self, path: NodePath, streams: AppStreams, vhost_hit: bool) -> _ArrangedApp:
@@ -309,104 +322,17 @@ def _same_shape(new: tuple[VhostBranch, ...], old: tuple[VhostBranch, ...]) -> b
         for a, b in zip(new, old, strict=True))
 
 
+def _split_ended(path: NodePath, shown: tuple[str, ...], ended: tuple[str, ...]) -> AppBranch:
+    """The shown names parted into live and ended, each keeping the display order."""
+    if not ended:
+        return AppBranch(path, shown)
+    gone = frozenset(ended)
+    return AppBranch(path, tuple(name for name in shown if name not in gone),
+                     tuple(name for name in shown if name in gone))
+
+
 def _names(streams: AppStreams) -> Iterator[str]:
     """Live then ended names, each once."""
     yield from streams.live
     live = set(streams.live) if streams.ended else ()
     yield from (name for name in streams.ended if name not in live)
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One display row of the tree."""
-
-    path: NodePath
-    depth: int
-    """0 a host, 1 an application, 2 a stream."""
-    lasts: tuple[bool, ...]
-    """For this node and each ancestor (outermost first): whether it is the last of its siblings."""
-    expandable: bool
-    expanded: bool
-    ended: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class _Block:
-    """A header row (host or application) and, for an expanded application, its streams right after."""
-
-    start: int
-    vhost: int
-    app: int | None
-    streams: int
-
-
-class TreeRows:
-    """An arrangement laid out as rows, with some hosts and applications collapsed.
-
-    Built in O(hosts + applications); `row(i)` and `index_of(path)` cost a bisection.
-    """
-
-    def __init__(self, arrangement: Arrangement, collapsed: Collection[NodePath] = frozenset()) -> None:
-        self.arrangement = arrangement
-        self._blocks: list[_Block] = []
-        self._starts: list[int] = []
-        self._header_rows: dict[NodePath, int] = {}
-        row = 0
-        for v, vhost in enumerate(arrangement.vhosts):
-            self._add(_Block(row, v, None, 0), vhost.path)
-            row += 1
-            if vhost.path in collapsed:
-                continue
-            for a, app in enumerate(vhost.apps):
-                shown = 0 if app.path in collapsed else len(app.streams)
-                self._add(_Block(row, v, a, shown), app.path)
-                row += 1 + shown
-        self._collapsed = frozenset(collapsed)
-        self._count = row
-
-    def _add(self, block: _Block, path: NodePath) -> None:
-        self._blocks.append(block)
-        self._starts.append(block.start)
-        self._header_rows[path] = block.start
-
-    def __len__(self) -> int:
-        return self._count
-
-    def row(self, index: int) -> Row:
-        if not 0 <= index < self._count:
-            raise IndexError(index)
-        block = self._blocks[bisect_right(self._starts, index) - 1]
-        vhosts = self.arrangement.vhosts
-        vhost = vhosts[block.vhost]
-        vhost_last = block.vhost == len(vhosts) - 1
-        if block.app is None:
-            return Row(vhost.path, 0, (vhost_last,), True, vhost.path not in self._collapsed)
-        app = vhost.apps[block.app]
-        app_lasts = (vhost_last, block.app == len(vhost.apps) - 1)
-        offset = index - block.start
-        if offset == 0:
-            return Row(app.path, 1, app_lasts, True, app.path not in self._collapsed)
-        name = app.streams[offset - 1]
-        return Row(NodePath(app.path.vhost, app.path.app, name), 2, (*app_lasts, offset == len(app.streams)),
-                   False, False, name in app.ended)
-
-    def index_of(self, path: NodePath) -> int | None:
-        """The row showing `path`; None when it is not shown (filtered out, gone, or its parent collapsed)."""
-        if path.stream is None:
-            return self._header_rows.get(path)
-        start = self._header_rows.get(NodePath(path.vhost, path.app))
-        if start is None:
-            return None
-        block = self._blocks[bisect_right(self._starts, start) - 1]
-        if block.streams == 0 or block.app is None:
-            return None
-        streams = self.arrangement.vhosts[block.vhost].apps[block.app].streams
-        try:
-            return start + 1 + streams.index(path.stream)
-        except ValueError:
-            return None
-
-    def paths(self, start: int = 0, stop: int | None = None) -> list[NodePath]:
-        """The paths of rows `start` to `stop` (exclusive), in order."""
-        stop = self._count if stop is None else min(stop, self._count)
-        return [self.row(i).path for i in range(max(0, start), stop)]

@@ -38,6 +38,8 @@ class ServerSummary:
     alerts: int
     """Alerts firing on the server now."""
     viewers: int | None
+    relays: int | None
+    """Outbound OVT connections: edges pulling from this server (not viewers)."""
     rate_in_bps: float | None
     rate_out_bps: float | None
 
@@ -109,8 +111,8 @@ class FleetLive:
 
     def summary(self) -> FleetSummary:
         totals = self.fleet.totals()
-        servers = tuple(ServerSummary(member.health(), self.firing(member.profile), part.viewers, part.rate_in_bps,
-                                      part.rate_out_bps)
+        servers = tuple(ServerSummary(member.health(), self.firing(member.profile), part.viewers, part.relays,
+                                      part.rate_in_bps, part.rate_out_bps)
                         for member, part in zip(self.fleet, totals.servers, strict=True))
         streams = set().union(*(live_streams(member) for member in self.fleet))
         return FleetSummary(self.fleet.name, servers, totals, len(streams))

@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Input
 
 from omeconsole.core.text import visible
+from omeconsole.core.tree_rows import Row
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import Marks
@@ -98,6 +99,10 @@ class DashboardScreen(LiveScreen):
                     node_notes(live, path, self.app.theme_variables))
 
     def _empty_message(self) -> str:
+        line = self.query_one(NodeTree).cursor_line
+        if isinstance(line, Row) and line.group:
+            held = f"{line.held:,} ended stream{'s' if line.held != 1 else ''}"
+            return f"{held} of {visible(str(line.path))}: Enter or → lists them, with their recorded life"
         engine = self.live.engine
         if engine.connection.status != "connected":
             return "waiting for the server…"
@@ -136,11 +141,11 @@ class DashboardScreen(LiveScreen):
     @on(NodeTree.Highlighted, "#tree")
     def _highlighted(self, event: NodeTree.Highlighted) -> None:
         path = event.path
-        if path is None or path != event.tree.cursor_path:
-            return  # an empty tree, or a highlight the cursor has already left
+        if path != event.tree.cursor_path:
+            return  # a highlight the cursor has already left
         if self._pending is not None and path != self._pending:
             return  # the cursor only rests here until the --select node is listed
-        self.live.engine.select(path)
+        self.live.engine.select(path)  # None: a row that is not a node (an "ended" group, a server)
         self._refresh_detail()
         self.refresh_status()
         self.selection_changed()

@@ -1,14 +1,14 @@
-"""The fleet's main screen: the fleet's totals and a row per server on top, then the selected node on
-every server and summed (the fleet view), then the tree of the server the cursor is on and the node's
-detail on that server.
+"""The fleet's main screen: the fleet's totals on top, then the selected node on every server and summed
+(the fleet view), then the tree with a server level (a row per server with its health and totals, the
+server the operator is on open with its hosts → applications → streams) beside the detail.
 
-It is the dashboard of one server at a time: the tree, the detail, the status line (which names the
-server: host:port and profile) and every key act on the server the server rows point at, so a send
-goes to that server only. Moving to another server (the rows' cursor, or `]` / `[` anywhere) keeps the
-selected node when that server has it. The other servers keep polling under the fleet's budget, each
-with its own back-off: another server's report redraws the rows and the fleet view (the tree and the
-detail follow the current server's own feed), so one that stops answering turns its own row red while
-the others stay fresh.
+It is the dashboard of one server at a time: the open server's nodes, the detail, the status line
+(which names the server: host:port and profile) and every key act on that server, so a send goes to
+that server only. Moving to another server (Enter or → on its row, or `]` / `[` anywhere) keeps the
+selected node when that server has it; with the cursor on a server's row the detail shows its health.
+The other servers keep polling under the fleet's budget, each with its own back-off: another server's
+report redraws the server rows and the fleet view (the nodes and the detail follow the current server's
+own feed), so one that stops answering turns its own row red while the others stay fresh.
 
 Every server's `[[alerts]]` rules run on its own readings: a server's row has a badge with its alerts
 firing, the status line counts the fleet's, and A lists every server's alerts with their server.
@@ -23,16 +23,18 @@ from textual import on
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.timer import Timer
+from textual.widgets import Static
 
+from omeconsole.core.tree_servers import ServerRow
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.fleet_live import FleetLive
+from omeconsole.ui.fleet_live import FleetLive, FleetSummary
 from omeconsole.ui.live import Changes, Unsubscribe
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
-from omeconsole.ui.widgets.node_tree import NodeTree
-from omeconsole.ui.widgets.server_rows import ServerRows
+from omeconsole.ui.widgets.node_tree import NodeTree, ServerLine
+from omeconsole.ui.widgets.server_lines import fleet_line, server_card, server_label
 from omeconsole.ui.widgets.status_bar import StatusLine
 
 
@@ -55,7 +57,7 @@ class FleetScreen(DashboardScreen):
         self._fleet_drawn_at = -math.inf
 
     def compose_above_body(self) -> ComposeResult:
-        yield ServerRows(id="servers")
+        yield Static(id="fleet-totals")
         yield FleetViewPanel(id="fleet-view")
 
     def on_mount(self) -> None:
@@ -89,12 +91,23 @@ class FleetScreen(DashboardScreen):
     # Data ---------------------------------------------------------------------------------------------
 
     def redraw(self, changes: Changes) -> None:
+        self._draw_rows()  # first: the tree's server level says whose nodes come next
         super().redraw(changes)  # the detail's redraw draws the fleet view
-        self._draw_rows()
 
     def _refresh_detail(self) -> None:
-        super()._refresh_detail()
+        if not self._show_server_card(self.fleet.summary()):
+            super()._refresh_detail()
         self._draw_fleet_view()
+
+    def _show_server_card(self, summary: FleetSummary) -> bool:
+        """With the cursor on a server's row the detail shows the server's health; True when it does."""
+        line = self.query_one(NodeTree).cursor_line
+        detail = self.query_one(NodeDetail)
+        if not isinstance(line, ServerRow) or not detail.display:
+            return False
+        server = next(s for s in summary.servers if s.health.profile == line.profile)
+        detail.clear(server_card(server, self.app.theme_variables))
+        return True
 
     def _draw_fleet(self) -> None:
         if self.is_mounted and self.app.is_running:
@@ -106,7 +119,13 @@ class FleetScreen(DashboardScreen):
             self._fleet_timer.stop()
             self._fleet_timer = None
         self._fleet_drawn_at = self.live.clock.monotonic()
-        self.query_one(ServerRows).show(self.fleet.summary(), self.fleet.current)
+        summary = self.fleet.summary()
+        self.query_one("#fleet-totals", Static).update(fleet_line(summary))
+        colours = self.app.theme_variables
+        self.query_one(NodeTree).show_servers(
+            [ServerLine(server.health.profile, *server_label(server, colours)) for server in summary.servers],
+            self.fleet.current)
+        self._show_server_card(summary)
 
     def _draw_fleet_view(self) -> None:
         panel = self.query_one(FleetViewPanel)
@@ -141,8 +160,8 @@ class FleetScreen(DashboardScreen):
 
     # Servers ------------------------------------------------------------------------------------------
 
-    @on(ServerRows.Chosen)
-    def _server_chosen(self, event: ServerRows.Chosen) -> None:
+    @on(NodeTree.ServerOpened, "#tree")
+    def _server_opened(self, event: NodeTree.ServerOpened) -> None:
         self.go_to_server(event.profile)
 
     def go_to_server(self, profile: str) -> None:

@@ -91,10 +91,11 @@ class NodeDetail(VerticalScroll):
             yield StreamInfoPanel(id="detail-info")
         yield Static(id="detail-fold")
 
-    def clear(self, message: str) -> None:
-        """Nothing selected: only the message shows."""
+    def clear(self, message: str | Text) -> None:
+        """No node selected: only the message shows (a string in muted colour, or text as styled)."""
         self._drawn_at = None
-        self._show_header(Text(message, style=self.app.theme_variables.get("muted", "")))
+        shown = message if isinstance(message, Text) else Text(message, style=self.app.theme_variables.get("muted", ""))
+        self._show_header(shown)
         self.add_class("-empty")
 
     def _show_header(self, text: Text) -> None:

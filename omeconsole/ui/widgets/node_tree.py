@@ -1,10 +1,14 @@
 """The tree of virtual hosts → applications → streams: a virtual list that costs what is on screen.
 
+A fleet's tree has a level on top: a row per server with its health (`show_servers`), the current
+server's nodes open under its row (see `core/tree_servers`). An application's ended streams sit under
+its "ended" group row, closed unless opened (see `core/tree_rows`).
+
 The widget draws rows through Textual's Line API from a `TreeRows` layout, so a server with 10,000
 streams costs the 40 rows in view: labels are built only for rows drawn, and cached by what they show
 (state, reading, width class, theme). Data comes in through `show(listing, view_of, now, changed)`; the
 arrangement (filter, sort) is kept incrementally by a `TreeArranger`. What the user does goes out as
-small messages (`Highlighted`, `Opened`, `Toggled`, `VisibleRowsChanged`) for the screen to act on.
+small messages (`Highlighted`, `Opened`, `Toggled`, `ServerOpened`, `VisibleRowsChanged`) for the screen.
 
 Keys: up/down or k/j move, left/h collapses or goes to the parent, right/l expands or goes to the first
 child, space toggles, home/end (g/G) and page up/down jump, Enter opens. A click moves the cursor; a
@@ -13,7 +17,8 @@ click on the cursor's row (or a double click) opens; a click on ▶/▼ toggles.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
 from rich.cells import cell_len
@@ -28,30 +33,39 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from omeconsole.core.text import visible
-from omeconsole.core.tree_model import AppBranch, Arrangement, Row, SortOrder, TreeArranger, TreeRows
-from omeconsole.model.nodes import Listing, NodeView
+from omeconsole.core.tree_model import AppBranch, Arrangement, SortOrder, TreeArranger
+from omeconsole.core.tree_rows import Row, TreeRows
+from omeconsole.core.tree_servers import At, Line, ServerRow, ShownRows
+from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.badges import Marks, node_label
 from omeconsole.ui.widgets.tree_drawing import (
     EXPANDED,
+    GUIDE_WIDTH,
     RowStyles,
     draw_row,
     unknown_badge_width,
-    unknown_view,
     widest_name,
 )
-from omeconsole.ui.widgets.tree_messages import TreeHighlighted, TreeOpened, TreeToggled, VisibleRowsChanged
+from omeconsole.ui.widgets.tree_labels import EndedNote, MarksOf, TreeLabels, ViewOf
+from omeconsole.ui.widgets.tree_messages import (
+    TreeHighlighted,
+    TreeOpened,
+    TreeServerOpened,
+    TreeToggled,
+    VisibleRowsChanged,
+)
 
-ViewOf = Callable[[NodePath], NodeView]
-"""What the tree reads about a node it draws (the engine's read-only view)."""
-MarksOf = Callable[[NodePath], Marks]
-"""Flags a node shows after its name (an ad break, alerts): the screen decides what they are."""
 
+@dataclass(frozen=True)
+class ServerLine:
+    """A server's row as the screen wants it drawn: its profile and its label (health and totals)."""
 
-def _no_marks(_path: NodePath) -> Marks:
-    return ()
+    profile: str
+    label: Text
+    needed: int
+    """The columns of the label the tree makes room for (the rest may be cut)."""
 
 
 class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
@@ -80,6 +94,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     Highlighted: TypeAlias = TreeHighlighted
     Opened: TypeAlias = TreeOpened
     Toggled: TypeAlias = TreeToggled
+    ServerOpened: TypeAlias = TreeServerOpened
     VisibleRowsChanged: TypeAlias = VisibleRowsChanged
 
     compact: reactive[bool] = reactive(False)
@@ -91,31 +106,32 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     def __init__(self, *, resort_every: float = 5.0, **options: Any) -> None:
         super().__init__(**options)
-        self._view_of: ViewOf = unknown_view
-        self._marks_of: MarksOf = _no_marks
+        self._labels = TreeLabels()
         self._arranger = TreeArranger(self._latest, resort_every=resort_every)
         self._listing: Listing = {}
         self._arrangement = Arrangement()
-        self._rows = TreeRows(self._arrangement)
+        self._rows = ShownRows(TreeRows(self._arrangement))
         self._collapsed: set[NodePath] = set()
-        self._cursor_path: NodePath | None = None
+        self._ended_open: set[NodePath] = set()
+        self._servers: tuple[ServerLine, ...] = ()
+        self._current_server: str | None = None
+        self._server_open = True
+        self._cursor_at: At | None = None
         self._now = 0.0
-        self._labels: LRUCache[NodePath, tuple[tuple[object, ...], Text]] = LRUCache(512)
         self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
         self._name_widths: dict[AppBranch, int] = {}
-        self._badge_width = 0
         self._told_visible: tuple[NodePath, ...] | None = None
         self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
 
     # Data in ---------------------------------------------------------------------------------------
 
     def show(self, listing: Listing, view_of: ViewOf, now: float,
-             changed: Collection[NodePath] | None = None, *, marks_of: MarksOf | None = None) -> None:
+             changed: Collection[NodePath] | None = None, *, marks_of: MarksOf | None = None,
+             ended_note: EndedNote | None = None) -> None:
         """New data. `changed` names the nodes with new readings; None means any of them may have; an
         empty set repaints only the rows whose label would now read differently (a node turned stale, a
-        countdown moved)."""
-        self._view_of = view_of
-        self._marks_of = marks_of or _no_marks
+        countdown moved). `ended_note`: what an ended stream's row says after its name (its recorded life)."""
+        self._labels.feed(view_of, marks_of, ended_note)
         self._listing = listing
         self._now = now
         if changed is not None:
@@ -123,8 +139,25 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         if not self._rearrange():
             self._redraw_rows(changed)
 
+    def show_servers(self, servers: Sequence[ServerLine], current: str) -> None:
+        """A fleet's server level: a row per server (in this order), `current`'s nodes open under its row."""
+        servers = tuple(servers)
+        shape = tuple(server.profile for server in servers)
+        if shape != tuple(server.profile for server in self._servers) or current != self._current_server:
+            self._servers, self._current_server = servers, current
+            self._labels.servers = {server.profile: server.label for server in servers}
+            self._server_open = True
+            self._relayout()
+            return
+        for old, new in zip(self._servers, servers, strict=True):
+            index = self._rows.server_index(new.profile)
+            if old.label != new.label and index is not None:
+                self.refresh_line(index)
+        self._servers = servers
+        self._labels.servers = {server.profile: server.label for server in servers}
+
     def _latest(self, path: NodePath) -> Sample | None:
-        return self._view_of(path).latest
+        return self._labels.view_of(path).latest
 
     def _redraw_rows(self, changed: Collection[NodePath] | None) -> None:
         """Repaint the rows on screen whose node changed (None: all of them). An empty set is a clock
@@ -134,13 +167,12 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
             self.refresh()
             return
         top = int(self.scroll_y)
-        for index, path in enumerate(self._rows.paths(top, top + max(1, self.size.height)), top):
-            if path in changed if changed else self._label_is_old(path):
+        for index in range(top, min(len(self._rows), top + max(1, self.size.height))):
+            line = self._rows.line(index)
+            if isinstance(line, ServerRow) or line.group:
+                continue
+            if line.path in changed if changed else self._labels.is_old(line, self.compact, self.app.theme):
                 self.refresh_line(index)
-
-    def _label_is_old(self, path: NodePath) -> bool:
-        cached = self._labels.get(path)
-        return cached is None or cached[0] != self._shows(path, self._view_of(path))
 
     def _rearrange(self) -> bool:
         """Lay the rows out again if the arrangement changed; True when it did (and all was redrawn)."""
@@ -152,39 +184,51 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self._relayout()
         return True
 
+    def _layout(self) -> ShownRows:
+        rows = TreeRows(self._arrangement, self._collapsed, self._ended_open)
+        return ShownRows(rows, [server.profile for server in self._servers], self._current_server,
+                         open_=self._server_open)
+
     def _relayout(self) -> None:
         """New rows: the cursor stays on its node (or its nearest shown ancestor) at the same height on
-        screen, so rows inserted above it do not push it away."""
+        screen, so rows inserted above it do not push it away; a stream that ended under the cursor is
+        followed into its application's "ended" group."""
         on_screen = self.cursor - int(self.scroll_y)
-        self._rows = TreeRows(self._arrangement, self._collapsed)
+        self._rows = self._layout()
+        at = self._cursor_at
+        if at is not None and at.node is not None and self._rows.index_of(at.node) is None:
+            self._open_ended_group_of(at.node)
         self._name_widths = {app: self._name_widths.get(app) or widest_name(app)
                              for vhost in self._arrangement.vhosts for app in vhost.apps}
         self.virtual_size = Size(self._needed_width(), len(self._rows))
-        index = self._nearest_row(self._cursor_path)
+        index = self._rows.index_near(at) if at is not None else 0
         self.set_reactive(NodeTree.cursor, index)
-        if index is not None and self._cursor_path is not None:
+        if at is not None:
             self.scroll_to(y=max(0, index - on_screen), animate=False, immediate=True)
         self._cursor_moved()
         self.refresh()
         self._visible_rows_changed()
 
-    def _nearest_row(self, path: NodePath | None) -> int:
-        target = path
-        while target is not None:
-            index = self._rows.index_of(target)
-            if index is not None:
-                return index
-            target = target.parent
-        return 0
+    def _open_ended_group_of(self, path: NodePath) -> bool:
+        """Opens the closed "ended" group holding stream `path`; True when it did."""
+        app = self._arrangement.ended_app(path)
+        if app is None or app in self._ended_open:
+            return False
+        self._ended_open.add(app)
+        self._rows = self._layout()
+        return True
 
     # Width: the tree takes the width it needs ------------------------------------------------------
 
     def _needed_width(self) -> int:
-        """The widest name (measured once per application branch) plus the widest badges drawn so far."""
-        names = max(self._name_widths.values(), default=0)
-        names = max([names, *(len(EXPANDED) + cell_len(visible(v.path.name)) for v in self._arrangement.vhosts)])
+        """The widest name (measured once per application branch) plus the widest badges drawn so far; a
+        server's row shows at least its name (the rest of its label is cut to the width)."""
+        depth = GUIDE_WIDTH if self._servers else 0
+        names = max(self._name_widths.values(), default=0) + depth
+        names = max([names, *(depth + len(EXPANDED) + cell_len(visible(v.path.name)) for v in self._arrangement.vhosts),
+                     *(len(EXPANDED) + server.needed - 2 - self._labels.badge_width for server in self._servers)])
         least = unknown_badge_width(self.app.theme_variables if self.is_attached else {}, compact=self.compact)
-        return names + 2 + max(self._badge_width, least) + 1
+        return names + 2 + max(self._labels.badge_width, least) + 1
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return self.virtual_size.width + self.styles.scrollbar_size_vertical
@@ -198,8 +242,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self._rearrange()
 
     def watch_compact(self) -> None:
-        self._badge_width = 0
-        self._labels.clear()
+        self._labels.clear(widths=True)
         self._strips.clear()
         self.virtual_size = Size(self._needed_width(), len(self._rows))
         self.refresh(layout=True)
@@ -213,20 +256,32 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     @property
     def cursor_path(self) -> NodePath | None:
-        return self._cursor_path
+        """The node under the cursor (None on a server's row or an "ended" group)."""
+        return self._cursor_at.node if self._cursor_at is not None else None
+
+    @property
+    def cursor_line(self) -> Line | None:
+        """The row under the cursor: a node's, an "ended" group's or a server's."""
+        return self._rows.line(self.cursor) if len(self._rows) else None
 
     @property
     def arrangement(self) -> Arrangement:
         return self._arrangement
 
     def paths(self) -> list[NodePath]:
-        """Every shown node in display order (walks every row: for tests and small trees)."""
-        return self._rows.paths()
+        """Every node shown, in display order (walks every row: for tests and small trees)."""
+        lines = (self._rows.line(i) for i in range(len(self._rows)))
+        return [line.path for line in lines if isinstance(line, Row) and not line.group]
+
+    def index_of(self, path: NodePath) -> int | None:
+        """The row showing node `path` (None when it is not shown)."""
+        return self._rows.index_of(path)
 
     def visible_paths(self) -> list[NodePath]:
-        """The nodes on screen now (the engine polls those before the rest)."""
+        """The live nodes on screen now (the engine polls those before the rest; ended streams are not polled)."""
         top = int(self.scroll_y)
-        return self._rows.paths(top, top + max(1, self.size.height))
+        lines = (self._rows.line(i) for i in range(top, min(len(self._rows), top + max(1, self.size.height))))
+        return [line.path for line in lines if isinstance(line, Row) and not line.group and not line.ended]
 
     def is_expanded(self, path: NodePath) -> bool:
         return path.level != "stream" and path not in self._collapsed
@@ -234,26 +289,42 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     # What screens do -------------------------------------------------------------------------------
 
     def select_path(self, path: NodePath, *, nearest: bool = False) -> bool:
-        """Move the cursor to `path`, opening its parents; with `nearest`, fall back to its closest ancestor."""
+        """Move the cursor to `path`, opening its parents (and its "ended" group); with `nearest`, fall back
+        to its closest ancestor."""
         opened = [p for p in (path.parent, path.parent.parent if path.parent else None) if p in self._collapsed]
         self._collapsed.difference_update(opened)
-        if opened:
-            self._rows = TreeRows(self._arrangement, self._collapsed)
-            self.virtual_size = Size(self.virtual_size.width, len(self._rows))
+        reopened = bool(opened) or not self._server_open
+        self._server_open = True
+        if reopened:
+            self._rows = self._layout()
         index = self._rows.index_of(path)
+        if index is None and self._open_ended_group_of(path):
+            reopened = True
+            index = self._rows.index_of(path)
+        if reopened:
+            self.virtual_size = Size(self.virtual_size.width, len(self._rows))
         if index is None and nearest:
-            index = self._nearest_row(path)
+            index = self._rows.index_near(At(path))
         if index is None:
             return False
-        self._cursor_path = None  # the cursor moves even when its row number stays the same
+        self._move_cursor(index)
+        if reopened:
+            self.refresh()
+            self._visible_rows_changed()
+        return True
+
+    def select_server(self, profile: str) -> None:
+        """Move the cursor to server `profile`'s row."""
+        index = self._rows.server_index(profile)
+        if index is not None:
+            self._move_cursor(index)
+
+    def _move_cursor(self, index: int) -> None:
+        self._cursor_at = None  # the cursor moves even when its row number stays the same
         if self.cursor == index:  # no watcher call for an unchanged value: say where the cursor is now
             self._cursor_moved()
             self._scroll_to_cursor()
         self.cursor = index
-        if opened:
-            self.refresh()
-            self._visible_rows_changed()
-        return True
 
     def set_expanded(self, path: NodePath, expanded: bool) -> None:
         """Open or close a host or application; the cursor stays on its node (or moves to `path`)."""
@@ -263,11 +334,30 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
             self._collapsed.discard(path)
         else:
             self._collapsed.add(path)
-        cursor = self._cursor_path
+        cursor = self.cursor_path
         if cursor is not None and not expanded and cursor != path and _under(cursor, path):
-            self._cursor_path = path
+            self._cursor_at = At(path)
         self._relayout()
         self.post_message(self.Toggled(self, path, expanded))
+
+    def _toggle(self, line: Line, expanded: bool) -> None:
+        """Open or close a row: a node's branch, an "ended" group, or a server (another server: move to it)."""
+        if isinstance(line, ServerRow):
+            if line.profile != self._current_server:
+                if expanded:
+                    self.post_message(self.ServerOpened(self, line.profile))
+            elif expanded != self._server_open:
+                self._server_open = expanded
+                self._cursor_at = At(server=line.profile)
+                self._relayout()
+        elif line.group:
+            if expanded != (line.path in self._ended_open):
+                (self._ended_open.add if expanded else self._ended_open.discard)(line.path)
+                if not expanded and self.cursor_path is not None and self.cursor_path.parent == line.path:
+                    self._cursor_at = At(line.path, group=True)
+                self._relayout()
+        else:
+            self.set_expanded(line.path, expanded)
 
     # Cursor ----------------------------------------------------------------------------------------
 
@@ -281,10 +371,11 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self.refresh_line(value)
 
     def _cursor_moved(self) -> None:
-        path = self._rows.row(self.cursor).path if len(self._rows) else None
-        if path != self._cursor_path:
-            self._cursor_path = path
-            self.post_message(self.Highlighted(self, path))
+        line = self.cursor_line
+        at = At.of(line) if line is not None else None
+        if at != self._cursor_at:
+            self._cursor_at = at
+            self.post_message(self.Highlighted(self, self.cursor_path))
 
     def _scroll_to_cursor(self) -> None:
         height = max(1, self.size.height)
@@ -293,9 +384,6 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
             self.scroll_to(y=self.cursor, animate=False, immediate=True)
         elif self.cursor >= top + height:
             self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
-
-    def _cursor_row(self) -> Row | None:
-        return self._rows.row(self.cursor) if len(self._rows) else None
 
     def action_cursor_down(self) -> None:
         self.cursor += 1
@@ -316,32 +404,38 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self.cursor = len(self._rows) - 1
 
     def action_collapse(self) -> None:
-        row = self._cursor_row()
-        if row is None:
+        line = self.cursor_line
+        if line is None:
             return
-        if row.expandable and row.expanded:
-            self.set_expanded(row.path, False)
-        elif row.path.parent is not None:
-            self.select_path(row.path.parent)
+        if line.expandable and line.expanded:
+            self._toggle(line, False)
+            return
+        parent = self._rows.parent_index(line)
+        if parent is not None:
+            self.cursor = parent
 
     def action_expand(self) -> None:
-        row = self._cursor_row()
-        if row is None or not row.expandable:
+        line = self.cursor_line
+        if line is None or not line.expandable:
             return
-        if not row.expanded:
-            self.set_expanded(row.path, True)
-        elif self.cursor + 1 < len(self._rows) and self._rows.row(self.cursor + 1).depth > row.depth:
+        if not line.expanded:
+            self._toggle(line, True)
+        elif self.cursor + 1 < len(self._rows) and self._rows.line(self.cursor + 1).depth > line.depth:
             self.cursor += 1
 
     def action_toggle_branch(self) -> None:
-        row = self._cursor_row()
-        if row is not None and row.expandable:
-            self.set_expanded(row.path, not row.expanded)
+        line = self.cursor_line
+        if line is not None and line.expandable:
+            self._toggle(line, not line.expanded)
 
     def action_open(self) -> None:
-        row = self._cursor_row()
-        if row is not None:
-            self.post_message(self.Opened(self, row.path))
+        line = self.cursor_line
+        if isinstance(line, ServerRow) and line.profile != self._current_server:
+            self._toggle(line, True)
+        elif isinstance(line, ServerRow) or (line is not None and line.group):
+            self._toggle(line, not line.expanded)
+        elif line is not None:
+            self.post_message(self.Opened(self, line.path))
 
     # Mouse -----------------------------------------------------------------------------------------
 
@@ -351,7 +445,8 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
             return
         index = int(meta["row"])
         if meta.get("toggle"):
-            self.set_expanded(self._rows.row(index).path, not self._rows.row(index).expanded)
+            line = self._rows.line(index)
+            self._toggle(line, not line.expanded)
         elif index == self.cursor or event.chain > 1:
             self.cursor = index
             self.action_open()
@@ -388,26 +483,12 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     # Drawing ---------------------------------------------------------------------------------------
 
-    def _shows(self, path: NodePath, view: NodeView) -> tuple[object, ...]:
-        """What a label shows of a node: it is built again only when this changes."""
-        latest = view.latest
-        return (view.state, latest.at if latest else None, view.info.source_type if view.info else None,
-                self.compact, self.app.theme, self._marks_of(path))
-
-    def _label(self, path: NodePath) -> tuple[tuple[object, ...], Text]:
-        """The row's label and what it shows (its cache key), built only when that changed."""
-        view = self._view_of(path)
-        key = self._shows(path, view)
-        cached = self._labels.get(path)
-        if cached is not None and cached[0] == key:
-            return cached
-        label = node_label(view, self.app.theme_variables, compact=self.compact, marks=self._marks_of(path))
-        badges = label.cell_len - cell_len(visible(path.name)) - 2
-        if badges > self._badge_width:
-            self._badge_width = badges
+    def _label(self, line: Line) -> tuple[object, Text]:
+        widest = self._labels.badge_width
+        shown = self._labels.label(line, self.compact, self.app.theme, self.app.theme_variables)
+        if self._labels.badge_width > widest:
             self.virtual_size = Size(self._needed_width(), len(self._rows))
-        self._labels[path] = (key, label)
-        return key, label
+        return shown
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Styles are looked up once per pass over the rows, not once per row.
@@ -423,13 +504,13 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         base = self._styles.base
         if index >= len(self._rows):
             return Strip.blank(width, base)
-        row = self._rows.row(index)
-        shows, label = self._label(row.path)
+        line = self._rows.line(index)
+        shows, label = self._label(line)
         cursor = index == self.cursor
-        key = (index, row, shows, cursor, cursor and self.has_focus, index == self.hover_row, width, base)
+        key = (index, line, shows, cursor, cursor and self.has_focus, index == self.hover_row, width, base)
         strip = self._strips.get(key)
         if strip is None:
-            strip = self._strips[key] = draw_row(row, label, width=width, styles=self._styles, row_index=index,
+            strip = self._strips[key] = draw_row(line, label, width=width, styles=self._styles, row_index=index,
                                                 hover=index == self.hover_row, on_cursor=cursor,
                                                 focused=self.has_focus, console=self.app.console)
         return strip

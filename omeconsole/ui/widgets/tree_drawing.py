@@ -16,7 +16,8 @@ from rich.text import Text
 from textual.strip import Strip
 
 from omeconsole.core.text import visible
-from omeconsole.core.tree_model import AppBranch, Row
+from omeconsole.core.tree_model import AppBranch
+from omeconsole.core.tree_servers import Line
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.badges import node_badges, state_text
@@ -41,7 +42,7 @@ def unknown_view(path: NodePath) -> NodeView:
     return NodeView(path=path, state=NodeState.UNKNOWN)
 
 
-def draw_row(row: Row, label: Text, *, width: int, styles: RowStyles, row_index: int, hover: bool,
+def draw_row(row: Line, label: Text, *, width: int, styles: RowStyles, row_index: int, hover: bool,
              on_cursor: bool, focused: bool, console: Console) -> Strip:
     """Guides, the ▶/▼ toggle and the label; the row number and the toggle ride in the style's meta for clicks."""
     line_style = styles.base
@@ -65,6 +66,8 @@ def draw_row(row: Row, label: Text, *, width: int, styles: RowStyles, row_index:
         shown.stylize(styles.cursor if focused else styles.cursor_blurred)
         shown.pad_right(max(0, width - text.cell_len - shown.cell_len))
     text.append_text(shown)
+    if text.cell_len > width:  # cut where the tree ends, and visibly: never a number without its unit
+        text.truncate(width, overflow="ellipsis")
     return Strip(list(text.render(console))).adjust_cell_length(width, line_style)
 
 
@@ -73,6 +76,8 @@ def widest_name(app: AppBranch) -> int:
     widest = GUIDE_WIDTH + len(EXPANDED) + cell_len(visible(app.path.name))
     for stream in app.streams:
         widest = max(widest, 2 * GUIDE_WIDTH + cell_len(visible(stream)))
+    for stream in app.ended:  # under the "ended" group
+        widest = max(widest, 3 * GUIDE_WIDTH + cell_len(visible(stream)))
     return widest
 
 

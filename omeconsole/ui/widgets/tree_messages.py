@@ -46,6 +46,13 @@ class TreeToggled(TreeMessage, namespace="node_tree"):
 
 
 @dataclass
+class TreeServerOpened(TreeMessage, namespace="node_tree"):
+    """A fleet's tree: the operator opened another server's row (moves to that server)."""
+
+    profile: str
+
+
+@dataclass
 class VisibleRowsChanged(TreeMessage, namespace="node_tree"):
     """The nodes on screen changed (scroll, resize, new listing, a branch opened or closed)."""
 
