@@ -8,13 +8,25 @@ from pathlib import Path
 
 from history_support import Reading, write
 from textual.widgets._toast import Toast
-from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_ui, shown, status_of, threaded_sim
+from ui_support import (
+    Driver,
+    ParkingClock,
+    ThreadedSimulator,
+    make_app,
+    quiet_ui,
+    shown,
+    status_of,
+    threaded_sim,
+    tree_row,
+)
 
 from omeconsole.core.history.observations import ServerId
 from omeconsole.core.history.settings import HistorySettings
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.ended_screen import EndedScreen
+from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline, Spark
 
 __all__ = ["quiet_ui", "threaded_sim"]
@@ -113,6 +125,49 @@ async def test_ended_streams_stay_browsable_from_the_store_with_their_life_in_on
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen.query("#tree")  # back on the dashboard
+
+
+async def test_recorded_ended_streams_sit_in_their_applications_ended_group_in_the_tree(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, tmp_path: Path) -> None:
+    """After a restart the engine knows nothing of a stream that ended hours ago; the store does, and the tree
+    lists it under its application's "ended" group (closed until opened), its life in its row, found by the
+    filter; selected, the detail says its recorded life."""
+    store = tmp_path / "history.sqlite3"
+    keynote = NodePath("default", "app", "keynote")
+    server = ServerId.from_url(threaded_sim.api_url)
+    start = WALL.timestamp() - 4 * 3600
+    life = [Reading(start + minute * 60, minute * 10**9, minute * 130 * 10**9 // 60, viewers=700 + minute,
+                    created=start) for minute in range(113)]
+    write(store, life, node=keynote, server=server, ended_at=start + 112 * 60 + 30, now=WALL.timestamp())
+    clock = ParkingClock(wall_start=WALL)
+    app = make_app(threaded_sim.api_url, clock, tmp_path, select=str(NEWS), history=HistorySettings(path=store))
+    async with app.run_test(size=(160, 40)) as pilot:
+        driver = Driver(pilot, clock, threaded_sim)
+        await driver.warm_up(2)
+        dashboard = app.screen
+        assert isinstance(dashboard, DashboardScreen) and dashboard.recorded is not None
+        await dashboard.recorded.loaded.wait()  # the store read in its worker thread
+        await driver.step()
+        tree = app.screen.query_one(NodeTree)
+        rows = [row.strip() for row in shown(tree).splitlines()]
+        assert "│ └─▶ ended  1 stream" in rows, "\n".join(rows)  # after the app's live streams, closed
+        assert keynote not in tree.paths()
+
+        await pilot.press("slash", *"keynote", "enter")
+        await driver.settle()
+        rows = [row.strip() for row in shown(tree).splitlines() if row.strip()]
+        assert len(rows) == 3 and rows[2].endswith("ended  1 stream"), rows  # default, app, its ended group
+        await pilot.press("end", "right", "down")
+        await driver.settle()
+        assert tree.cursor_path == keynote
+        row = tree_row(app, keynote)
+        assert "■ ended 2 h 07 min ago — peak 812 viewers" in row, row  # cut (visibly) where the tree ends
+        header = shown(app.screen.query_one("#detail-header"))
+        assert "recorded: ended 2 h 07 min ago — peak 812 viewers" in header and "1 h 52 min live" in header, header
+        await pilot.press("left", "left")  # to its group, which closes
+        await driver.settle()
+        assert keynote not in tree.paths() and tree.cursor_path is None
+        assert "1 ended stream of default/app" in shown(app.screen.query_one("#detail-header"))
 
 
 async def test_with_history_disabled_in_the_config_nothing_is_written(

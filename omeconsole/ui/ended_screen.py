@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
@@ -23,24 +21,16 @@ from textual.widgets.option_list import Option
 
 from omeconsole.core.clock import Clock
 from omeconsole.core.history.replay_engine import ReplayEngine
-from omeconsole.core.history.settings import HistorySettings
 from omeconsole.core.history.summary import StreamSummary
 from omeconsole.core.text import visible
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.live import LiveSession
+from omeconsole.ui.recorded_ended import EndedSource, read_ended
 from omeconsole.ui.widgets.status_bar import StatusLine
 from omeconsole.ui.widgets.ticking_status_bar import TickingStatusBar
 
 MAX_SHOWN = 2000
 """Lines listed at most (the most recently ended); the title says how many more there are."""
-
-
-@dataclass(frozen=True)
-class EndedSource:
-    path: Path
-    settings: HistorySettings
-    server: str
-    """host:port, as the store names the server."""
 
 
 def ended_source(live: LiveSession) -> EndedSource | None:
@@ -51,19 +41,6 @@ def ended_source(live: LiveSession) -> EndedSource | None:
     if isinstance(engine, ReplayEngine):
         return EndedSource(engine.reader.path, engine.reader.settings, engine.server_key)
     return None
-
-
-def read_ended(source: EndedSource) -> list[StreamSummary]:
-    """In a worker thread: the server's ended streams, last ended first (a store that cannot be read: none)."""
-    from omeconsole.core.history.database import HistoryError
-    from omeconsole.core.history.reader import HistoryReader
-
-    try:
-        with HistoryReader(source.path, source.settings) as reader:
-            found = reader.summaries(source.server, ended=True)
-    except HistoryError:
-        return []
-    return sorted(found, key=lambda summary: summary.ended_at or 0.0, reverse=True)
 
 
 class EndedScreen(Screen[None]):

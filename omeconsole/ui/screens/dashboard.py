@@ -7,7 +7,8 @@ alerts of their nodes; an application's or host's detail says which of its strea
 
 from __future__ import annotations
 
-from textual import events, on
+from rich.text import Text
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
@@ -20,6 +21,7 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import Marks
 from omeconsole.ui.live import Changes, LiveSession
 from omeconsole.ui.node_notes import node_marks, node_notes
+from omeconsole.ui.recorded_ended import REREAD_S, recorded_ended
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
@@ -38,6 +40,8 @@ class DashboardScreen(LiveScreen):
         """`select`: the node to put the cursor on once it is listed (`--select`, or the node shown
         before a reconnection)."""
         super().__init__(live)
+        self.recorded = recorded_ended(live)
+        """The server's ended streams recorded in the history store (None: no store), for the tree."""
         self._pending = select
         self._told_missing = False
         self._opened_at = live.clock.monotonic()
@@ -59,6 +63,22 @@ class DashboardScreen(LiveScreen):
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
         self.query_one(NodeTree).focus()
+        self._read_recorded()
+        self.set_interval(REREAD_S, self._read_recorded)
+
+    def rebind(self, live: LiveSession) -> None:
+        self.recorded = recorded_ended(live)
+        super().rebind(live)
+        self._read_recorded()
+
+    @work(exclusive=True, group="recorded-ended", exit_on_error=False)
+    async def _read_recorded(self) -> None:
+        """The server's ended streams from the history store, for the tree's "ended" groups."""
+        recorded = self.recorded
+        if recorded is not None:
+            await recorded.load()
+            if recorded is self.recorded and self.in_view:
+                self._draw(Changes(tree=True))
 
     def selected_path(self) -> NodePath | None:
         return self.query_one(NodeTree).cursor_path
@@ -77,8 +97,10 @@ class DashboardScreen(LiveScreen):
         tree = self.query_one(NodeTree)
         tree.compact = self.app.size.width < WIDE_COLUMNS
         tree.node_order = live.options.sort_order
-        tree.show(live.engine.listing(), live.engine.node, live.clock.monotonic(), changes.nodes,
-                  marks_of=self._marks)
+        recorded = self.recorded
+        listing = live.engine.listing() if recorded is None else recorded.merged(live.engine.listing())
+        tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes, marks_of=self._marks,
+                  ended_note=None if recorded is None else recorded.note)
         self._try_pending(tree)
         self.declare_on_screen()
         self._refresh_detail()
@@ -96,7 +118,18 @@ class DashboardScreen(LiveScreen):
             return
         live = self.live
         detail.show(live.chart_view(path), live.clock.monotonic(), live.options.chart_window,
-                    node_notes(live, path, self.app.theme_variables))
+                    self._notes(path))
+
+    def _notes(self, path: NodePath) -> Text | None:
+        """The node's notes (ad breaks, alerts) and, for a stream that ended, its recorded life."""
+        colours = self.app.theme_variables
+        notes = node_notes(self.live, path, colours)
+        recorded = self.recorded.note(path) if self.recorded is not None and path.stream is not None else None
+        if recorded is None:
+            return notes
+        line = Text(f"recorded: {visible(recorded)}", style=colours.get("muted", ""), no_wrap=True,
+                    overflow="ellipsis")
+        return line if notes is None else Text.assemble(notes, "\n", line)
 
     def _empty_message(self) -> str:
         line = self.query_one(NodeTree).cursor_line

@@ -18,7 +18,7 @@ from omeconsole.core.tree_rows import Row
 from omeconsole.core.tree_servers import Line, ServerRow
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.badges import Marks, name_text, node_label, state_text
+from omeconsole.ui.badges import STATE_MARKS, Marks, name_text, node_label
 from omeconsole.ui.widgets.tree_drawing import unknown_view
 
 ViewOf = Callable[[NodePath], NodeView]
@@ -38,11 +38,11 @@ def _no_note(_path: NodePath) -> str | None:
 
 
 def ended_label(path: NodePath, note: str, colours: Mapping[str, str]) -> Text:
-    """`keynote  ■ ended  ended 3 h 02 min ago — peak 812 viewers, 14.16 GiB out, 1 h 52 min live`."""
+    """`keynote  ■ ended 3 h 02 min ago — peak 812 viewers, 14.16 GiB out, 1 h 52 min live`."""
     label = name_text(path.name, colours)
     label.append("  ")
-    label.append_text(state_text(NodeState.ENDED, colours))
-    label.append(f"  {visible(note)}", style=colours.get("muted", ""))
+    label.append(f"{STATE_MARKS[NodeState.ENDED][0]} ", style=colours.get(f"state-{NodeState.ENDED.value}", ""))
+    label.append(visible(note), style=colours.get("muted", ""))
     return label
 
 
