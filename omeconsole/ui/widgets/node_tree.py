@@ -28,18 +28,19 @@ from textual import events
 from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
-from textual.reactive import reactive, var
-from textual.scroll_view import ScrollView
+from textual.reactive import reactive
 from textual.strip import Strip
 
 from omeconsole.core.text import visible
 from omeconsole.core.tree_model import AppBranch, Arrangement, SortOrder, TreeArranger
 from omeconsole.core.tree_rows import Row, TreeRows
 from omeconsole.core.tree_servers import At, Line, ServerRow, ShownRows
+from omeconsole.core.tree_shape import TreeShape
 from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
 from omeconsole.ui.actions import bindings
+from omeconsole.ui.widgets.cursor_rows import CursorRows
 from omeconsole.ui.widgets.tree_drawing import (
     EXPANDED,
     GUIDE_WIDTH,
@@ -68,7 +69,7 @@ class ServerLine:
     """The columns of the label the tree makes room for (the rest may be cut)."""
 
 
-class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
+class NodeTree(CursorRows, inherit_bindings=False):
     BINDINGS: ClassVar[list[BindingType]] = bindings(
         "cursor_down", "cursor_up", "collapse", "expand", "toggle_branch", "page_down", "page_up", "cursor_first",
         "cursor_last", "open")
@@ -101,8 +102,6 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     """Labels carry only the name, state and viewers (narrow terminals)."""
     filter_text: reactive[str] = reactive("")
     node_order: reactive[SortOrder] = reactive(SortOrder.NAME)
-    cursor: var[int] = var(0, init=False)
-    hover_row: var[int] = var(-1, init=False)
 
     def __init__(self, *, resort_every: float = 5.0, **options: Any) -> None:
         super().__init__(**options)
@@ -111,11 +110,8 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self._listing: Listing = {}
         self._arrangement = Arrangement()
         self._rows = ShownRows(TreeRows(self._arrangement))
-        self._collapsed: set[NodePath] = set()
-        self._ended_open: set[NodePath] = set()
+        self._shape = TreeShape()
         self._servers: tuple[ServerLine, ...] = ()
-        self._current_server: str | None = None
-        self._server_open = True
         self._cursor_at: At | None = None
         self._now = 0.0
         self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
@@ -141,20 +137,15 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     def show_servers(self, servers: Sequence[ServerLine], current: str) -> None:
         """A fleet's server level: a row per server (in this order), `current`'s nodes open under its row."""
-        servers = tuple(servers)
-        shape = tuple(server.profile for server in servers)
-        if shape != tuple(server.profile for server in self._servers) or current != self._current_server:
-            self._servers, self._current_server = servers, current
-            self._labels.servers = {server.profile: server.label for server in servers}
-            self._server_open = True
+        before, self._servers = self._servers, tuple(servers)
+        self._labels.servers = {server.profile: server.label for server in servers}
+        if self._shape.set_servers([server.profile for server in servers], current):
             self._relayout()
             return
-        for old, new in zip(self._servers, servers, strict=True):
+        for old, new in zip(before, servers, strict=True):
             index = self._rows.server_index(new.profile)
             if old.label != new.label and index is not None:
                 self.refresh_line(index)
-        self._servers = servers
-        self._labels.servers = {server.profile: server.label for server in servers}
 
     def _latest(self, path: NodePath) -> Sample | None:
         return self._labels.view_of(path).latest
@@ -184,20 +175,16 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self._relayout()
         return True
 
-    def _layout(self) -> ShownRows:
-        rows = TreeRows(self._arrangement, self._collapsed, self._ended_open)
-        return ShownRows(rows, [server.profile for server in self._servers], self._current_server,
-                         open_=self._server_open)
-
     def _relayout(self) -> None:
         """New rows: the cursor stays on its node (or its nearest shown ancestor) at the same height on
         screen, so rows inserted above it do not push it away; a stream that ended under the cursor is
         followed into its application's "ended" group."""
         on_screen = self.cursor - int(self.scroll_y)
-        self._rows = self._layout()
+        self._rows = self._shape.layout(self._arrangement)
         at = self._cursor_at
-        if at is not None and at.node is not None and self._rows.index_of(at.node) is None:
-            self._open_ended_group_of(at.node)
+        if at is not None and at.node is not None and self._rows.index_of(at.node) is None \
+                and self._shape.open_group_of(at.node, self._arrangement):
+            self._rows = self._shape.layout(self._arrangement)
         self._name_widths = {app: self._name_widths.get(app) or widest_name(app)
                              for vhost in self._arrangement.vhosts for app in vhost.apps}
         self.virtual_size = Size(self._needed_width(), len(self._rows))
@@ -205,18 +192,9 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         self.set_reactive(NodeTree.cursor, index)
         if at is not None:
             self.scroll_to(y=max(0, index - on_screen), animate=False, immediate=True)
-        self._cursor_moved()
+        self.cursor_moved()
         self.refresh()
-        self._visible_rows_changed()
-
-    def _open_ended_group_of(self, path: NodePath) -> bool:
-        """Opens the closed "ended" group holding stream `path`; True when it did."""
-        app = self._arrangement.ended_app(path)
-        if app is None or app in self._ended_open:
-            return False
-        self._ended_open.add(app)
-        self._rows = self._layout()
-        return True
+        self.visible_rows_changed()
 
     # Width: the tree takes the width it needs ------------------------------------------------------
 
@@ -284,56 +262,38 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         return [line.path for line in lines if isinstance(line, Row) and not line.group and not line.ended]
 
     def is_expanded(self, path: NodePath) -> bool:
-        return path.level != "stream" and path not in self._collapsed
+        return self._shape.is_open(path)
 
     # What screens do -------------------------------------------------------------------------------
 
     def select_path(self, path: NodePath, *, nearest: bool = False) -> bool:
         """Move the cursor to `path`, opening its parents (and its "ended" group); with `nearest`, fall back
         to its closest ancestor."""
-        opened = [p for p in (path.parent, path.parent.parent if path.parent else None) if p in self._collapsed]
-        self._collapsed.difference_update(opened)
-        reopened = bool(opened) or not self._server_open
-        self._server_open = True
+        reopened = self._shape.open_above(path, self._arrangement)
         if reopened:
-            self._rows = self._layout()
-        index = self._rows.index_of(path)
-        if index is None and self._open_ended_group_of(path):
-            reopened = True
-            index = self._rows.index_of(path)
-        if reopened:
+            self._rows = self._shape.layout(self._arrangement)
             self.virtual_size = Size(self.virtual_size.width, len(self._rows))
+        index = self._rows.index_of(path)
         if index is None and nearest:
             index = self._rows.index_near(At(path))
         if index is None:
             return False
-        self._move_cursor(index)
+        self.move_cursor(index)
         if reopened:
             self.refresh()
-            self._visible_rows_changed()
+            self.visible_rows_changed()
         return True
 
     def select_server(self, profile: str) -> None:
         """Move the cursor to server `profile`'s row."""
         index = self._rows.server_index(profile)
         if index is not None:
-            self._move_cursor(index)
-
-    def _move_cursor(self, index: int) -> None:
-        self._cursor_at = None  # the cursor moves even when its row number stays the same
-        if self.cursor == index:  # no watcher call for an unchanged value: say where the cursor is now
-            self._cursor_moved()
-            self._scroll_to_cursor()
-        self.cursor = index
+            self.move_cursor(index)
 
     def set_expanded(self, path: NodePath, expanded: bool) -> None:
         """Open or close a host or application; the cursor stays on its node (or moves to `path`)."""
-        if path.level == "stream" or expanded == (path not in self._collapsed):
+        if not self._shape.set_open(path, expanded):
             return
-        if expanded:
-            self._collapsed.discard(path)
-        else:
-            self._collapsed.add(path)
         cursor = self.cursor_path
         if cursor is not None and not expanded and cursor != path and _under(cursor, path):
             self._cursor_at = At(path)
@@ -343,65 +303,36 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
     def _toggle(self, line: Line, expanded: bool) -> None:
         """Open or close a row: a node's branch, an "ended" group, or a server (another server: move to it)."""
         if isinstance(line, ServerRow):
-            if line.profile != self._current_server:
+            if line.profile != self._shape.current:
                 if expanded:
                     self.post_message(self.ServerOpened(self, line.profile))
-            elif expanded != self._server_open:
-                self._server_open = expanded
+            elif self._shape.set_server_open(expanded):
                 self._cursor_at = At(server=line.profile)
                 self._relayout()
         elif line.group:
-            if expanded != (line.path in self._ended_open):
-                (self._ended_open.add if expanded else self._ended_open.discard)(line.path)
-                if not expanded and self.cursor_path is not None and self.cursor_path.parent == line.path:
-                    self._cursor_at = At(line.path, group=True)
+            if self._shape.set_group_open(line.path, expanded):
+                cursor = self.cursor_path
+                if cursor is not None and self._arrangement.ended_app(cursor) == line.path:
+                    self._cursor_at = At(line.path, group=True)  # its stream is hidden: the cursor on the group
                 self._relayout()
         else:
             self.set_expanded(line.path, expanded)
 
     # Cursor ----------------------------------------------------------------------------------------
 
-    def validate_cursor(self, value: int) -> int:
-        return max(0, min(value, len(self._rows) - 1))
+    def row_count(self) -> int:
+        return len(self._rows)
 
-    def watch_cursor(self, previous: int, value: int) -> None:
-        self._cursor_moved()
-        self._scroll_to_cursor()
-        self.refresh_line(previous)
-        self.refresh_line(value)
+    def move_cursor(self, index: int) -> None:
+        self._cursor_at = None  # the cursor moves even when its row number stays the same
+        super().move_cursor(index)
 
-    def _cursor_moved(self) -> None:
+    def cursor_moved(self) -> None:
         line = self.cursor_line
         at = At.of(line) if line is not None else None
         if at != self._cursor_at:
             self._cursor_at = at
             self.post_message(self.Highlighted(self, self.cursor_path))
-
-    def _scroll_to_cursor(self) -> None:
-        height = max(1, self.size.height)
-        top = int(self.scroll_y)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
-
-    def action_cursor_down(self) -> None:
-        self.cursor += 1
-
-    def action_cursor_up(self) -> None:
-        self.cursor -= 1
-
-    def action_page_down(self) -> None:
-        self.cursor += max(1, self.size.height - 1)
-
-    def action_page_up(self) -> None:
-        self.cursor -= max(1, self.size.height - 1)
-
-    def action_first(self) -> None:
-        self.cursor = 0
-
-    def action_last(self) -> None:
-        self.cursor = len(self._rows) - 1
 
     def action_collapse(self) -> None:
         line = self.cursor_line
@@ -430,7 +361,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
 
     def action_open(self) -> None:
         line = self.cursor_line
-        if isinstance(line, ServerRow) and line.profile != self._current_server:
+        if isinstance(line, ServerRow) and line.profile != self._shape.current:
             self._toggle(line, True)
         elif isinstance(line, ServerRow) or (line is not None and line.group):
             self._toggle(line, not line.expanded)
@@ -453,26 +384,7 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
         else:
             self.cursor = index
 
-    def _on_mouse_move(self, event: events.MouseMove) -> None:
-        meta = event.style.meta
-        self.hover_row = int(meta["row"]) if "row" in meta else -1
-
-    def _on_leave(self, _: events.Leave) -> None:
-        self.hover_row = -1
-
-    def watch_hover_row(self, previous: int, value: int) -> None:
-        self.refresh_line(previous)
-        self.refresh_line(value)
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        if round(old_value) != round(new_value):
-            self._visible_rows_changed()
-
-    def _on_resize(self, _: events.Resize) -> None:
-        self._visible_rows_changed()
-
-    def _visible_rows_changed(self) -> None:
+    def visible_rows_changed(self) -> None:
         self.call_after_refresh(self._tell_visible)
 
     def _tell_visible(self) -> None:
@@ -514,16 +426,6 @@ class NodeTree(ScrollView, can_focus=True, inherit_bindings=False):
                                                 hover=index == self.hover_row, on_cursor=cursor,
                                                 focused=self.has_focus, console=self.app.console)
         return strip
-
-    def on_focus(self) -> None:
-        self.refresh_line(self.cursor)
-
-    def on_blur(self) -> None:
-        self.refresh_line(self.cursor)
-
-    def refresh_line(self, index: int) -> None:
-        if index >= 0:
-            super().refresh_line(index)
 
 
 def _under(path: NodePath, ancestor: NodePath) -> bool:
