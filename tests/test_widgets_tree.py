@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.cells import cell_len
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.message import Message
@@ -18,7 +19,7 @@ from textual.message import Message
 from omeconsole.core.tree_model import SortOrder
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.widgets.node_tree import NodeTree
+from omeconsole.ui.widgets.node_tree import NodeTree, ServerLine
 
 DEMO: Listing = {"default": {"app": AppStreams(("news", "backup", "sports")),
                              "live": AppStreams(("concert", "church"))}}
@@ -230,3 +231,74 @@ async def test_selecting_the_node_under_the_cursor_keeps_it_selected() -> None:
         assert tree.select_path(stream) and tree.cursor_path == stream
         await pilot.pause()
         assert tree.cursor_path == stream
+
+
+FLEET = ("origin", "edge-1", "edge-2")
+
+
+def server_lines(current_label: str = "") -> list[ServerLine]:
+    return [ServerLine(profile, Text(f"{profile}  ● connected{current_label}"), len(profile) + 13)
+            for profile in FLEET]
+
+
+async def test_a_fleets_tree_has_a_row_per_server_on_top_with_the_current_one_open() -> None:
+    """The servers are the top level; the current server's hosts are under its row, the others are closed rows.
+    ← from a host goes up to its server, ← there closes it, → opens it again; Enter on another server asks
+    the screen to move there (the tree does not switch by itself: the screen says which server is current)."""
+    messages: list[Message] = []
+    app = TreeHost(DEMO)
+    async with app.run_test(size=(80, 20), message_hook=messages.append) as pilot:
+        tree = tree_of(app)
+        tree.show_servers(server_lines(), "origin")
+        await pilot.pause()
+        lines = screen_text(tree)
+        assert lines[0].startswith("▼ origin  ● connected") and lines[1].startswith("└─▼ default")
+        assert [line.split()[1] for line in lines if line.startswith(("▶", "▼"))] == list(FLEET)
+        assert lines.index("▶ edge-1  ● connected") == len(tree.paths()) + 1, "edge-1 right after origin's nodes"
+        assert NodePath("default") in tree.paths() and all(p.vhost != "origin" for p in tree.paths())
+
+        assert tree.select_path(NodePath("default"))
+        await pilot.press("left", "left")  # the host closes, then up to its parent: its server
+        assert tree.cursor_path is None and tree.cursor_line is not None and screen_text(tree)[tree.cursor] \
+            .startswith("▼ origin")
+        await pilot.press("left")  # the open server closes
+        assert screen_text(tree)[:3] == ["▶ origin  ● connected", "▶ edge-1  ● connected", "▶ edge-2  ● connected"]
+        assert tree.visible_paths() == [], "a closed server shows (and asks the server for) no node"
+        await pilot.press("right")
+        assert screen_text(tree)[1].startswith("└─▶ default"), "open again, its host as the operator left it"
+
+        tree.select_server("edge-2")
+        await pilot.press("enter")
+        opened = of(NodeTree.ServerOpened, messages)
+        assert [m.profile for m in opened] == ["edge-2"]
+        assert screen_text(tree)[0].startswith("▼ origin"), "still on origin until the screen moves"
+        tree.show_servers(server_lines(), "edge-2")
+        await pilot.pause()
+        lines = screen_text(tree)
+        assert lines[:3] == ["▶ origin  ● connected", "▶ edge-1  ● connected", "▼ edge-2  ● connected"]
+        assert lines[3].startswith("└─▶ default"), "edge-2's hosts under its row (the host closed as before)"
+        assert tree.cursor == 2, "the cursor stays on the server it opened"
+
+
+async def test_an_applications_ended_streams_are_one_closed_group_that_opens_and_closes() -> None:
+    ended: Listing = {"default": {"app": AppStreams(("news",), ended=("gone", "aired"))}}
+    app = TreeHost(ended)
+    async with app.run_test(size=(80, 20)) as pilot:
+        tree = tree_of(app)
+        names = [line.split("  ?")[0] for line in screen_text(tree)[:5]]
+        assert names == ["▼ default", "└─▼ app", "  ├─ news", "  └─▶ ended  2 streams", ""], "after the live ones"
+        assert NodePath("default", "app", "gone") not in tree.paths()
+        await pilot.press("end", "right")  # the group, opened
+        names = [line.split("  ?")[0] for line in screen_text(tree)[3:6]]
+        assert names == ["  └─▼ ended  2 streams", "    ├─ aired", "    └─ gone"]
+        assert tree.paths()[-2:] == [NodePath("default", "app", "aired"), NodePath("default", "app", "gone")]
+        assert tree.visible_paths() == [NodePath("default"), NodePath("default", "app"),
+                                        NodePath("default", "app", "news")], "ended streams are not polled"
+        await pilot.press("end")
+        assert tree.cursor_path == NodePath("default", "app", "gone")
+        await pilot.press("left")  # up to its group
+        assert tree.cursor_path is None and "ended  2 streams" in screen_text(tree)[tree.cursor]
+        await pilot.press("left")  # the group closes
+        assert NodePath("default", "app", "gone") not in tree.paths()
+        assert tree.select_path(NodePath("default", "app", "aired")), "selecting an ended stream opens its group"
+        assert tree.cursor_path == NodePath("default", "app", "aired")

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from omeconsole.core.tree_model import Arrangement, SortOrder, TreeArranger
-from omeconsole.core.tree_rows import TreeRows
+from omeconsole.core.tree_rows import Row, TreeRows
+from omeconsole.core.tree_servers import ServerRow, ShownRows
 from omeconsole.model.nodes import AppStreams, Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample
@@ -255,3 +256,29 @@ def test_following_changes_gives_what_arranging_afresh_gives(steps: list[dict[st
         fresh = TreeArranger(readings)
         fresh.arrange_by(needle, order)
         assert list(got.paths()) == list(fresh.arrange(shown, 0.0).paths())
+
+
+@settings(max_examples=100, deadline=None)
+@given(listings, st.integers(min_value=1, max_value=4), st.data(), st.booleans())
+def test_a_server_level_puts_the_current_servers_rows_under_its_row(
+        raw: dict[str, dict[str, list[str]]], count: int, data: st.DataObject, open_: bool) -> None:
+    servers = [f"server-{i}" for i in range(count)]
+    current = data.draw(st.sampled_from(servers))
+    inner = TreeRows(TreeArranger(Readings()).arrange(as_listing(raw, ended=1), 0.0),
+                     ended_open={NodePath(v, a) for v, apps in raw.items() for a in apps})
+    shown = ShownRows(inner, servers, current, open_=open_)
+    lines = [shown.line(i) for i in range(len(shown))]
+    assert [line.profile for line in lines if isinstance(line, ServerRow)] == servers, "every server, in order"
+    at = servers.index(current) + 1
+    nodes = lines[at:at + (len(inner) if open_ else 0)]
+    assert all(isinstance(line, Row) for line in nodes) and len(lines) == len(servers) + len(nodes)
+    assert [(line.path, line.depth) for line in nodes if isinstance(line, Row)] == \
+        [(inner.row(i).path, inner.row(i).depth + 1) for i in range(len(nodes))], "one level deeper"
+    for index, line in enumerate(lines):
+        parent = shown.parent_index(line)
+        if isinstance(line, ServerRow):
+            assert shown.server_index(line.profile) == index and parent is None
+            assert line.expanded == (line.profile == current and open_)
+        else:
+            assert (shown.group_index(line.path) if line.group else shown.index_of(line.path)) == index
+            assert parent is not None and parent < index and lines[parent].depth == line.depth - 1
