@@ -27,7 +27,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy simulator omeconsole
 
 unit: $(STAMP)
-	$(BIN)/pytest -n 2 -p no:cacheprovider
+	# worksteal: idle workers take queued tests from busy ones, so no worker is left with a slow tail.
+	$(BIN)/pytest -n 2 --dist worksteal -p no:cacheprovider
 
 test: lint typecheck unit
 

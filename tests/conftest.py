@@ -6,6 +6,7 @@ Use them as they are, or call `running_simulator(...)` for another scenario, edi
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -80,3 +81,18 @@ def simulator_factory() -> Callable[..., contextlib.AbstractAsyncContextManager[
 def client_factory() -> Callable[..., httpx.AsyncClient]:
     """`api_client(simulator, authorized=True)`: an httpx client for a simulator's API."""
     return api_client
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Collect once, then freeze what is left, before an xdist worker reports that it has finished.
+
+    A worker ends with ~500k live objects (mostly Textual's bounded render caches: strips and their
+    FIFOCaches), so each full collection takes ~0.4 s, and pytest's unraisable-exception cleanup runs
+    five of them at unconfigure. execnet gives a finished worker 5 s before it sends it SIGINT; on a
+    loaded machine the collections outlasted that and the interrupt surfaced as a
+    PytestUnraisableExceptionWarning (KeyboardInterrupt in hypothesis's gc callback). The one collection
+    here still runs under pytest's unraisable hook, so nothing it finds goes unreported.
+    """
+    gc.collect()
+    gc.freeze()

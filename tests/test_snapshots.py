@@ -1,4 +1,5 @@
-"""SVG snapshots of the console: every theme at 80x24 and 160x50, help, palette, banner, too small, and
+"""SVG snapshots of the console: every theme at 160x50 and the dark one at 80x24 (a theme changes colours
+only; the compact layout is the dark theme's), help, palette, banner, too small, and
 the widgets on made-up data (gaps, an outlier, every state, hostile names) in the dark and light themes.
 
 The data is frozen: a seeded simulator on a ManualClock and a FakeClock for the console, moved the
@@ -35,8 +36,8 @@ def warmed(clock: ParkingClock, simulator: ThreadedSimulator | None, steps: int 
     return run_before
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
-@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize(("theme", "size"), [*((theme, (160, 50)) for theme in THEMES), ("ome-dark", (80, 24))],
+                         ids=[*(f"{theme}-160x50" for theme in THEMES), "ome-dark-80x24"])
 def test_dashboard_in_every_theme(snap_compare: SnapCompare, quiet_ui: None, threaded_sim: ThreadedSimulator,
                                   tmp_path: Path, theme: str, size: tuple[int, int]) -> None:
     clock = ParkingClock()

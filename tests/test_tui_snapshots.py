@@ -1,10 +1,14 @@
-"""SVG snapshots of every console screen at 80x24, 120x40, 160x48 and 200x60, in the dark and light themes.
+"""SVG snapshots of every console screen at 80x24, 120x40, 160x48 and 200x60 in the dark theme, and at 80x24
+and 160x48 in the light theme.
 
 One app run per screen and theme: it is warmed on a seeded simulator with both clocks frozen, then
-the terminal is resized through the four sizes and each picture compared with its stored SVG (the
-data cannot move between them: no clock moves). The simulator is the real one, one per test, so a
-picture depends on nothing another test did. Regenerate with `--snapshot-update` and review the SVGs
-(`tests/__snapshots__/test_tui_snapshots/`); the ad-ops screens are snapshotted in their own module.
+the terminal is resized through the theme's sizes and each picture compared with its stored SVG (the
+data cannot move between them: no clock moves). The dark sizes cross every layout breakpoint
+(`ConsoleApp.HORIZONTAL_BREAKPOINTS` and `VERTICAL_BREAKPOINTS`, the dashboard's `WIDE_COLUMNS`, the
+detail's `WIDE_DETAIL`); a theme changes colours only, so the light one is taken compact and wide.
+The simulator is the real one, one per test, so a picture depends on nothing another test did.
+Regenerate with `--snapshot-update` and review the SVGs (`tests/__snapshots__/test_tui_snapshots/`);
+the ad-ops screens are snapshotted in their own module.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
 
 __all__ = ["quiet_ui", "threaded_sim"]
 
-SIZES = [(80, 24), (120, 40), (160, 48), (200, 60)]
+SIZES = {"ome-dark": [(80, 24), (120, 40), (160, 48), (200, 60)], "ome-light": [(80, 24), (160, 48)]}
 Opener = Callable[[Pilot[Any]], Awaitable[None]]
 
 
@@ -63,7 +67,8 @@ def svg(snapshot: SnapshotAssertion) -> SnapshotAssertion:
 
 
 async def pictures(app: ConsoleApp, clock: ParkingClock, simulator: ThreadedSimulator | None,
-                   opened: tuple[str, ...], expected: type, warm: int = 3) -> dict[str, str]:
+                   opened: tuple[str, ...], expected: type, sizes: list[tuple[int, int]],
+                   warm: int = 3) -> dict[str, str]:
     """The app warmed, the screen opened, then one screenshot per size."""
     taken: dict[str, str] = {}
     async with app.run_test(size=(120, 40)) as pilot:
@@ -73,7 +78,7 @@ async def pictures(app: ConsoleApp, clock: ParkingClock, simulator: ThreadedSimu
             await pilot.press(*opened)
             await driver.settle()
         assert isinstance(app.screen, expected), app.screen
-        for width, height in SIZES:
+        for width, height in sizes:
             await pilot.resize_terminal(width, height)
             await driver.settle()
             await pilot.wait_for_scheduled_animations()
@@ -91,7 +96,7 @@ async def test_every_screen_at_every_size(svg: SnapshotAssertion, quiet_ui: None
     monkeypatch.chdir(tmp_path)  # exports go to ./exports: the picture shows no per-run directory
     app = make_app(threaded_sim.api_url, clock, tmp_path, theme=theme, select=select, fixed_address=True,
                    export_dir=Path("exports"), **({"token": token} if token else {}))
-    taken = await pictures(app, clock, threaded_sim, opened, expected)
+    taken = await pictures(app, clock, threaded_sim, opened, expected, SIZES[theme])
     assert mismatched(svg, taken) == []
 
 
@@ -100,5 +105,5 @@ async def test_the_disconnected_banner_at_every_size(svg: SnapshotAssertion, qui
                                                      theme: str) -> None:
     clock = ParkingClock()
     app = make_app("http://127.0.0.1:9", clock, tmp_path, theme=theme)  # the discard port: nobody listens
-    taken = await pictures(app, clock, None, (), DashboardScreen, warm=0)
+    taken = await pictures(app, clock, None, (), DashboardScreen, SIZES[theme], warm=0)
     assert mismatched(svg, taken) == []
