@@ -8,7 +8,8 @@ data cannot move between them: no clock moves). The dark sizes cross every layou
 detail's `WIDE_DETAIL`); a theme changes colours only, so the light one is taken compact and wide.
 The simulator is the real one, one per test, so a picture depends on nothing another test did.
 Regenerate with `--snapshot-update` and review the SVGs (`tests/__snapshots__/test_tui_snapshots/`);
-the ad-ops screens are snapshotted in their own module.
+the ad-ops screens are snapshotted in their own module. A theme chosen while the console runs is checked
+against a console started in it (two fresh simulators, the same picture).
 """
 
 from __future__ import annotations
@@ -107,3 +108,37 @@ async def test_the_disconnected_banner_at_every_size(svg: SnapshotAssertion, qui
     app = make_app("http://127.0.0.1:9", clock, tmp_path, theme=theme)  # the discard port: nobody listens
     taken = await pictures(app, clock, None, (), DashboardScreen, SIZES[theme], warm=0)
     assert mismatched(svg, taken) == []
+
+
+async def picture_in(theme: str, switch_to: str | None, screen: str, tmp_path: Path) -> str:
+    """The screen at 160x48 on a fresh seeded simulator, the app started in `theme` and, once the screen is
+    open, switched to `switch_to` from the palette."""
+    select, _, opened, expected = SCREENS[screen]
+    clock = ParkingClock()
+    with ThreadedSimulator() as simulator:
+        app = make_app(simulator.api_url, clock, tmp_path, theme=theme, select=select, fixed_address=True,
+                       export_dir=Path("exports"))
+        async with app.run_test(size=(160, 48)) as pilot:
+            driver = Driver(pilot, clock, simulator)
+            await driver.warm_up(3)
+            if opened:
+                await pilot.press(*opened)
+                await driver.settle()
+            if switch_to is not None:
+                await pilot.press("ctrl+p", *f"Theme: {switch_to}", "enter")
+                await driver.settle()
+                assert app.theme == switch_to
+            await pilot.wait_for_scheduled_animations()
+            assert isinstance(app.screen, expected), app.screen
+            return app.export_screenshot()
+
+
+@pytest.mark.parametrize("screen", ["dashboard", "stream", "application", "help"])
+async def test_a_theme_chosen_while_running_recolours_everything_on_screen(
+        quiet_ui: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, screen: str) -> None:
+    """Started dark and switched to light from the palette, a screen is drawn as when the console starts light
+    (nothing keeps a colour of the theme it was built in)."""
+    monkeypatch.chdir(tmp_path)
+    switched = await picture_in("ome-dark", "ome-light", screen, tmp_path)
+    started = await picture_in("ome-light", None, screen, tmp_path)
+    assert switched == started

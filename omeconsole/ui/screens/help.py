@@ -114,5 +114,11 @@ class HelpScreen(ModalScreen[None]):
             body.border_title = "keys  (remap by id under \\[keymap] in the config file; ctrl+p for commands)"
             yield Static(help_table(self._entries, self.app.theme_variables), id="help-table")
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._recolour)
+
+    def _recolour(self, _theme: object) -> None:
+        self.query_one("#help-table", Static).update(help_table(self._entries, self.app.theme_variables))
+
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

@@ -90,6 +90,13 @@ class LiveScreen(Screen[None]):
         self._listen()
         self.declare_on_screen()
         self._draw(EVERYTHING)
+        # Labels, panels and the status line are built in the theme's colours: another theme draws them again.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.recolour())
+
+    def recolour(self) -> None:
+        """Another theme: draw everything again in its colours (a screen hidden now is drawn on its return)."""
+        if self.in_view:
+            self._draw(EVERYTHING)
 
     def on_unmount(self) -> None:
         self._stop_listening()

@@ -61,10 +61,17 @@ class NodeScreen(LiveScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#breadcrumb", Static).update(
-            breadcrumb(self.live.context.host, self.path, self.app.theme_variables))
+        self._draw_breadcrumb()
         if self.path.level != "stream":
             self.query_one("#children", OptionList).focus()
+
+    def _draw_breadcrumb(self) -> None:
+        self.query_one("#breadcrumb", Static).update(
+            breadcrumb(self.live.context.host, self.path, self.app.theme_variables))
+
+    def recolour(self) -> None:
+        self._draw_breadcrumb()
+        super().recolour()
 
     def selected_path(self) -> NodePath:
         return self.path

@@ -51,6 +51,9 @@ class ConnectionBars(Static):
         self._counts = dict(counts) if counts is not None else None
         self._draw()
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # bars in the theme's colours
+
     def on_resize(self) -> None:
         self._lines = 0  # the bars are as long as the panel is wide: its height is measured again
         self._draw()

@@ -44,12 +44,23 @@ class StreamInfoPanel(Static):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.border_title = "source and tracks"
-        self._shown: StreamInfo | bool | None = False
+        self._shown: StreamInfo | None = None
+        self._drawn = False
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # headings in muted
 
     def show(self, info: StreamInfo | None) -> None:
-        if info == self._shown:
+        if self._drawn and info == self._shown:
             return
         self._shown = info
+        self._drawn = True
+        self._draw()
+
+    def _draw(self) -> None:
+        info = self._shown
+        if not self._drawn:
+            return  # nothing shown yet
         muted = self.app.theme_variables.get("muted", "")
         if info is None:
             self.update(Text(f"{units.NA} (no stream information yet)", style=muted))

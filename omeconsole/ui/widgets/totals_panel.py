@@ -87,6 +87,9 @@ class TotalsPanel(Static):
             self._rows = rows
             self._draw()
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # labels in muted
+
     def on_resize(self) -> None:
         self._draw()
 
