@@ -302,7 +302,8 @@ async def test_export_writes_csv_and_json_and_shows_where(quiet_ui, threaded_sim
         written = sorted((tmp_path / "exports").iterdir())
         assert [p.suffix for p in written] == [".csv", ".json"]
         assert all(str(p) in displayed for p in written)
-        rows = list(csv.DictReader(written[0].open()))
+        with written[0].open(newline="") as exported:
+            rows = list(csv.DictReader(exported))
         assert len(rows) == len(app.session.engine.node(NEWS).history)
         history = app.session.engine.node(NEWS).history
         unknown = [sample.rate_in_bps is None for sample in history]
