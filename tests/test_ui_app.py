@@ -378,3 +378,20 @@ async def test_palette_switches_to_a_profile_from_the_config_file(
         await driver.step(1.0, times=2)
         assert app.settings.profile == "lab"
         assert app.session.engine.connection.status == "connected" and NEWS in tree_of(app).paths()
+
+
+async def test_a_terminal_made_wider_widens_the_tree_labels_at_once(
+        quiet_ui, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    """Below 140 columns a row says the state and viewers; made wider, every badge shows before the next
+    reading (the clocks do not move here)."""
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(NEWS))
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        assert " in " not in tree_row(app, NEWS) and "viewers" in tree_row(app, NEWS)
+        await pilot.resize_terminal(160, 48)
+        await driver.settle()
+        assert " in " in tree_row(app, NEWS) and " out " in tree_row(app, NEWS), tree_row(app, NEWS)
+        await pilot.resize_terminal(100, 30)
+        await driver.settle()
+        assert " in " not in tree_row(app, NEWS)

@@ -60,7 +60,12 @@ class DashboardScreen(LiveScreen):
         """What a dashboard of several servers puts between the banner and the tree (nothing here)."""
         yield from ()
 
+    def on_resize(self) -> None:
+        """Labels as wide as the terminal allows, from the moment it changes size (not from the next reading)."""
+        self.query_one(NodeTree).compact = self.app.size.width < WIDE_COLUMNS
+
     def on_mount(self) -> None:
+        self.on_resize()
         self.query_one("#filter", Input).display = False
         self.query_one(NodeTree).focus()
         self._read_recorded()
@@ -95,7 +100,6 @@ class DashboardScreen(LiveScreen):
     def redraw(self, changes: Changes) -> None:
         live = self.live
         tree = self.query_one(NodeTree)
-        tree.compact = self.app.size.width < WIDE_COLUMNS
         tree.node_order = live.options.sort_order
         recorded = self.recorded
         listing = live.engine.listing() if recorded is None else recorded.merged(live.engine.listing())

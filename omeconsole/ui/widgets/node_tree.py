@@ -398,8 +398,9 @@ class NodeTree(CursorRows, inherit_bindings=False):
     def _label(self, line: Line) -> tuple[object, Text]:
         widest = self._labels.badge_width
         shown = self._labels.label(line, self.compact, self.app.theme, self.app.theme_variables)
-        if self._labels.badge_width > widest:
+        if self._labels.badge_width > widest:  # wider badges than any drawn yet: the tree takes their width
             self.virtual_size = Size(self._needed_width(), len(self._rows))
+            self.call_after_refresh(self.refresh, layout=True)
         return shown
 
     def render_lines(self, crop: Region) -> list[Strip]:
