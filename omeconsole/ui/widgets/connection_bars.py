@@ -1,8 +1,9 @@
 """Connections per protocol as bars with their numbers: inbound (providers) or outbound (publishers).
 
 Protocols with connections get a bar each; the idle ones are named on one muted line, so the panel
-stays short and a missing bar still visibly means zero. The panel does not shrink by one line, so a
-count flapping between 0 and 1 does not move the screen once a second. When the server does
+stays short and a missing bar still visibly means zero. The panel grows at once and gives room back
+only once its readings have needed less for a while (`SHRINK_AFTER`), so counts flapping between 0 and
+a few do not move the screen (and lay it all out again) every second or two. When the server does
 not report a direction at all (v1 has no inbound counters) the panel says n/a instead of zeros.
 """
 
@@ -19,6 +20,8 @@ from omeconsole.core.text import visible
 
 _FULL = "█"
 _PARTIAL = " ▏▎▍▌▋▊▉"
+SHRINK_AFTER = 10
+"""Readings in a row that need fewer lines before the panel shrinks to the most of them."""
 
 
 def bar(value: int, peak: int, width: int) -> str:
@@ -39,8 +42,8 @@ class ConnectionBars(Static):
         self._protocols = tuple(protocols)
         self._counts: Mapping[str, int] | None = None
         self._lines = 0
-        self._lines_width = 0
-        """The width `_lines` was measured at: at another width the lines are counted afresh."""
+        self._fewer: list[int] = []
+        """The lines of the latest readings in a row that needed fewer than the panel's height."""
 
     def show(self, counts: Mapping[str, int] | None, *, fresh: bool = False) -> None:
         """None means the server does not report this direction. `fresh`: another node than before."""
@@ -49,19 +52,23 @@ class ConnectionBars(Static):
         if fresh or (counts is None) != (self._counts is None):
             self._lines = 0  # another node, or n/a to bars: nothing to keep steady
         self._counts = dict(counts) if counts is not None else None
-        self._draw()
+        self._draw(reading=True)
 
     def on_resize(self) -> None:
-        self._lines = 0  # the bars are as long as the panel is wide: its height is measured again
-        self._draw()
+        # The bars are as long as the panel is wide: drawn again. A narrower panel may wrap into more
+        # lines (it grows at once); a wider one gives room back like fewer bars do, after a while: the
+        # tree beside the detail takes the width its labels need, which moves by a cell or two.
+        self._draw(reading=False)
 
-    def _draw(self) -> None:
-        """Draw; the panel grows to the lines it needs at once, and shrinks only by two lines or more.
+    def _draw(self, *, reading: bool) -> None:
+        """Draw; the panel grows to the lines it needs at once, and shrinks to the most the latest
+        `SHRINK_AFTER` readings needed once every one of them needed fewer lines than it has.
 
-        A protocol whose count flaps between 0 and 1 would otherwise move every panel below it up and
-        down once a second, and lay the whole screen out each time. The panel sets its height itself:
-        inside the detail's row of two panels, Textual measures an auto height at a width narrower
-        than the one it then draws at, so bars drawn to the full width were counted as wrapped.
+        Protocols whose counts flap between 0 and a few would otherwise move every panel below them up
+        and down every second or two, and each move lays the whole screen out and resizes (rebuilds)
+        the chart above. The panel sets its height itself: inside the detail's row of two panels,
+        Textual measures an auto height at a width narrower than the one it then draws at, so bars
+        drawn to the full width were counted as wrapped.
         """
         text = self._text()
         width = self.content_size.width
@@ -69,9 +76,19 @@ class ConnectionBars(Static):
         if not width:
             return
         lines = len(text.wrap(self.app.console, width))
-        if width != self._lines_width or lines > self._lines or lines < self._lines - 1:
-            self._lines, self._lines_width = lines, width
-            self.styles.height = lines + self.styles.gutter.height
+        if lines > self._lines:
+            self._set_lines(lines)
+        elif lines == self._lines:
+            self._fewer.clear()
+        elif reading:
+            self._fewer.append(lines)
+            if len(self._fewer) >= SHRINK_AFTER:
+                self._set_lines(max(self._fewer))
+
+    def _set_lines(self, lines: int) -> None:
+        self._lines = lines
+        self._fewer.clear()
+        self.styles.height = lines + self.styles.gutter.height
 
     def _text(self) -> Text:
         muted = self.app.theme_variables.get("muted", "")
