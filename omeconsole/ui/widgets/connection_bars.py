@@ -42,6 +42,8 @@ class ConnectionBars(Static):
         self._protocols = tuple(protocols)
         self._counts: Mapping[str, int] | None = None
         self._lines = 0
+        self._lines_width = 0
+        """The width the panel last drew at."""
         self._fewer: list[int] = []
         """The lines of the latest readings in a row that needed fewer than the panel's height."""
 
@@ -55,10 +57,7 @@ class ConnectionBars(Static):
         self._draw(reading=True)
 
     def on_resize(self) -> None:
-        # The bars are as long as the panel is wide: drawn again. A narrower panel may wrap into more
-        # lines (it grows at once); a wider one gives room back like fewer bars do, after a while: the
-        # tree beside the detail takes the width its labels need, which moves by a cell or two.
-        self._draw(reading=False)
+        self._draw(reading=False)  # the bars are as long as the panel is wide
 
     def _draw(self, *, reading: bool) -> None:
         """Draw; the panel grows to the lines it needs at once, and shrinks to the most the latest
@@ -66,17 +65,20 @@ class ConnectionBars(Static):
 
         Protocols whose counts flap between 0 and a few would otherwise move every panel below them up
         and down every second or two, and each move lays the whole screen out and resizes (rebuilds)
-        the chart above. The panel sets its height itself: inside the detail's row of two panels,
-        Textual measures an auto height at a width narrower than the one it then draws at, so bars
-        drawn to the full width were counted as wrapped.
+        the chart above. A new width gives room back at once only where the width itself saves lines
+        (the same counts wrapped less): the tree beside the detail takes the width its labels need,
+        which moves by a cell or two, and that must not undo the wait. The panel sets its height
+        itself: inside the detail's row of two panels, Textual measures an auto height at a width
+        narrower than the one it then draws at, so bars drawn to the full width were counted as wrapped.
         """
-        text = self._text()
         width = self.content_size.width
+        text = self._text(width)
         self.update(text, layout=False)
         if not width:
             return
-        lines = len(text.wrap(self.app.console, width))
-        if lines > self._lines:
+        lines = self._count(text, width)
+        before, self._lines_width = self._lines_width, width
+        if lines > self._lines or (before not in (0, width) and lines < self._count(self._text(before), before)):
             self._set_lines(lines)
         elif lines == self._lines:
             self._fewer.clear()
@@ -90,7 +92,10 @@ class ConnectionBars(Static):
         self._fewer.clear()
         self.styles.height = lines + self.styles.gutter.height
 
-    def _text(self) -> Text:
+    def _count(self, text: Text, width: int) -> int:
+        return len(text.wrap(self.app.console, width))
+
+    def _text(self, width: int) -> Text:
         muted = self.app.theme_variables.get("muted", "")
         if self._counts is None:
             return Text(f"{units.NA} (not reported by this server)", style=muted)
@@ -103,7 +108,7 @@ class ConnectionBars(Static):
         if active:
             label_width = max(len(n) for n in active)
             number_width = max(len(units.count(counts[n])) for n in active)
-            bar_width = max(0, self.content_size.width - label_width - number_width - 2)
+            bar_width = max(0, width - label_width - number_width - 2)
             peak = max(counts[n] for n in active)
             colour = self.app.theme_variables.get("meter", "")
             for name in active:
@@ -112,7 +117,7 @@ class ConnectionBars(Static):
                 text.append(bar(value, peak, bar_width).ljust(bar_width), style=colour)
                 text.append(f" {units.count(value):>{number_width}}\n", style="bold")
         if idle:
-            wide = self.content_size.width >= 40
+            wide = width >= 40
             text.append(f"0: {', '.join(idle)}" if wide else f"{len(idle)} more at 0", style=muted)
         text.rstrip()
         return text
