@@ -26,7 +26,7 @@ from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, read_config_file
 from omeconsole.core.export import export_directory
 from omeconsole.core.polling.engine import EngineUpdate
-from omeconsole.core.session import Connector, Session, connector
+from omeconsole.core.session import Connector, Session, Started, connector
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
@@ -71,9 +71,11 @@ class ConsoleApp(App[None]):
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
                  export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0,
-                 record_history: bool = True) -> None:
+                 record_history: bool = True, started: Started | None = None) -> None:
         """`record_history`: record every sample into the history store and start charts with the recorded
-        past, as `[history] enabled` says (the demo and a replay have nothing of their own to record)."""
+        past, as `[history] enabled` says (the demo and a replay have nothing of their own to record).
+        `started`: the first session, already made from `settings` and polling (the command line starts
+        it while the UI is imported); later ones come from `connector`."""
         super().__init__()
         self.settings = settings
         self.clock = clock
@@ -89,6 +91,7 @@ class ConsoleApp(App[None]):
         recording = record_history and settings.history.enabled
         self._recording = ConsoleRecording(settings.history, clock) if recording else None
         self._stop_alerts: Unsubscribe | None = None
+        self._started = started
 
     @property
     def live(self) -> LiveSession:
@@ -150,7 +153,8 @@ class ConsoleApp(App[None]):
     def _open_session(self, select: NodePath | None, note: str = "") -> None:
         """Connect with the current settings; the previous session's screens and link are closed."""
         previous = self._live
-        session = self._connector(self.settings)
+        started, self._started = self._started, None
+        session = started.session if started is not None else self._connector(self.settings)
         past = None
         if self._recording is not None:
             self._recording.follow(session)
@@ -167,7 +171,10 @@ class ConsoleApp(App[None]):
         self._stop_alerts = self._ticker.listen(alert_watch.run_pass) if alert_watch is not None else None
         adops_seam.relay(self, live)
         session.engine.add_listener(partial(self._engine_update, session))
-        self.run_worker(session.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
+        self.run_worker(started.running if started is not None else session.engine.run(), name="engine",
+                        group="engine", exclusive=True, exit_on_error=False)
+        if started is not None:
+            self.post_message(LinkChanged())  # a refused token may have been answered before this listened
         self._show(self.dashboard(live, select))
         self._tell_unknown_outcomes(live)
         if previous is not None:
@@ -312,12 +319,14 @@ class ConsoleApp(App[None]):
 
 
 def run_app(settings: Settings, *, select: str | None = None, connector: Connector | None = None,
-            clock: Clock | None = None) -> int:
-    """Run the console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]"."""
-    clock = clock or SystemClock()
+            clock: Clock | None = None, started: Started | None = None) -> int:
+    """Run the console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]".
+    `started`: a session already polling (see `ConsoleApp`); the console runs on its event loop."""
+    clock = clock or (started.session.clock if started is not None else SystemClock())
     app = ConsoleApp(settings, connector or _default_connector(clock), clock,
-                     select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP)
-    app.run()
+                     select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP,
+                     started=started)
+    app.run(loop=started.loop if started is not None else None)
     return app.return_code or 0
 
 
