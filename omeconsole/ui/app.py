@@ -10,7 +10,8 @@ screens of the old one give way to a dashboard of the new one on the same node.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+import gc
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -173,27 +174,37 @@ class ConsoleApp(App[None]):
         session.engine.add_listener(partial(self._engine_update, session))
         self.run_worker(started.running if started is not None else session.engine.run(), name="engine",
                         group="engine", exclusive=True, exit_on_error=False)
+        shown = self._show(self.dashboard(live, select))
         if started is not None:
             self.post_message(LinkChanged())  # a refused token may have been answered before this listened
-        self._show(self.dashboard(live, select))
+            if session.engine.settings.freeze_gc:
+                self.run_worker(self._freeze_once_shown(shown), group="gc", exit_on_error=False)
         self._tell_unknown_outcomes(live)
         if previous is not None:
             self.run_worker(previous.session.aclose(), group="close", exit_on_error=False)
             if previous.past is not None:
                 previous.past.close()
 
+    @staticmethod
+    async def _freeze_once_shown(shown: Awaitable[object]) -> None:
+        """The engine set aside what existed at its first listing (`PollSettings.freeze_gc`), which came
+        before this app was built: the app, its stylesheet and its first screen live as long as the
+        process too, so no full collection should scan them."""
+        await shown
+        gc.collect()
+        gc.freeze()
+
     def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
         """The first screen of a session (a replay's app shows its own)."""
         return DashboardScreen(live, select=select)
 
-    def _show(self, dashboard: Screen[None]) -> None:
-        """The new session's dashboard replaces every screen of the old one."""
+    def _show(self, dashboard: Screen[None]) -> Awaitable[object]:
+        """The new session's dashboard replaces every screen of the old one (awaitable: until it is shown)."""
         while len(self.screen_stack) > 2:
             self.pop_screen()
         if len(self.screen_stack) == 2:
-            self.switch_screen(dashboard)
-        else:
-            self.push_screen(dashboard)
+            return self.switch_screen(dashboard)
+        return self.push_screen(dashboard)
 
     def _engine_update(self, session: Session, update: EngineUpdate) -> None:
         if update.connection_changed and self._live is not None and session is self._live.session:
