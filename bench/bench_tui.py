@@ -19,7 +19,7 @@ CPU is the process's utime+stime from /proc over each window, divided by wall ti
 its VmHWM. The simulator runs as its own process (`ome-simulator --scenario NAME`, real clock).
 
     .venv/bin/python bench/bench_tui.py [--seconds 30] [--rounds 2] [--phase demo ...] [--history-minutes 10]
-        [--baseline-source DIR] [--json]
+        [--baseline-source DIR] [--server-latency-ms MS] [--json]
 
 `--baseline-source DIR` adds a third program to every phase: the console package found in DIR (for
 example `git archive main | tar -x -C DIR`), run with this tree's environment, for a before/after.
@@ -108,10 +108,15 @@ def _peak_rss_mb(pid: int) -> float:
     return int(match.group(1)) / 1024 if match else float("nan")
 
 
+SERVER_LATENCY_MS = [0.0]
+"""Added to every reply of the simulator (`--server-latency-ms`): a server across a network, not on loopback."""
+
+
 def _start_simulator(scenario: str) -> tuple[subprocess.Popen[str], str]:
+    faults = [f"--faults=latency={SERVER_LATENCY_MS[0]:g}ms"] if SERVER_LATENCY_MS[0] > 0 else []
     process = subprocess.Popen(
         [str(BIN / "ome-simulator"), "--scenario", scenario, "--api-port", "0", "--publisher-port", "0",
-         "--access-token", TOKEN], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+         "--access-token", TOKEN, *faults], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert process.stdout is not None
     for line in process.stdout:
         found = re.search(r"management API\s+(http://\S+)", line)
@@ -234,8 +239,11 @@ def main() -> int:
     parser.add_argument("--history-minutes", type=float, default=0.0)
     parser.add_argument("--baseline-source", type=Path,
                         help="a checkout of other console code, run in the same batch (e.g. a `git archive` of main)")
+    parser.add_argument("--server-latency-ms", type=float, default=0.0,
+                        help="delay every reply of the simulator by this much (its latency fault): a remote server")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    SERVER_LATENCY_MS[0] = args.server_latency_ms
     if shutil.which("tmux") is None:
         print("bench_tui: tmux is needed", file=sys.stderr)
         return 2

@@ -216,6 +216,8 @@ def console_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any, dict[
 
     def recorder(kind: str) -> Any:
         def record(settings: Any, **options: Any) -> int:
+            started = options.pop("started", None)  # the console's session, started while the UI loaded
+            assert kind == "demo" or started.session.settings is settings
             calls.append((kind, settings, options))
             return 0
         return record
@@ -239,6 +241,47 @@ def test_the_console_opens_without_a_token_on_the_selected_node(console_calls: l
         ("app", {"select": "default/app/stream"}), ("app", {"select": "default/app"}),
         ("app", {"select": "default"}), ("app", {"select": None})]
     assert all(settings.token is None for _, settings, _ in console_calls)  # the console asks for it itself
+
+
+def test_the_console_adopts_a_session_already_polling_while_its_ui_loaded(
+        enterprise: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line makes the session and starts its engine before the UI is imported: detection, the
+    listing and the selected stream's first reading are on their way (on the loop the console then runs
+    on), and the console is handed that running session; when the console is gone, all of it is closed."""
+    import asyncio
+
+    import omeconsole.ui.app
+    from omeconsole.cli.main import main
+    from omeconsole.core.session import Started
+    from omeconsole.model.paths import NodePath
+
+    handed: list[Started] = []
+
+    def console(settings: Any, *, select: str, started: Started) -> int:
+        engine = started.session.engine
+
+        async def first_reading() -> None:
+            arrived = asyncio.Event()
+            stop = engine.add_listener(lambda _update: arrived.set())
+            try:
+                while engine.node(NodePath.parse(select)).latest is None:
+                    arrived.clear()
+                    await arrived.wait()
+            finally:
+                stop()
+
+        started.loop.run_until_complete(asyncio.wait_for(first_reading(), 30))
+        assert started.session.settings is settings and not started.running.done()
+        handed.append(started)
+        return 0
+
+    monkeypatch.setattr(omeconsole.ui.app, "run_app", console)
+    monkeypatch.setenv("OMECONSOLE_CONFIG", "/nonexistent/omeconsole-test/config.toml")
+    monkeypatch.setenv("OMECONSOLE_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    assert main(["--api-url", enterprise, "--token", TOKEN, "--select", "default/app/news"]) == 0
+    (started,) = handed
+    assert started.session.engine.server is not None and started.session.engine.server.edition == "enterprise"
+    assert started.running.done() and started.loop.is_closed()
 
 
 def test_the_demo_gets_its_scenario_seed_and_selection(console_calls: list[Any]) -> None:

@@ -6,13 +6,16 @@ in `Driver.step`, which waits for the engine to answer and park again.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import os
+import random
 from pathlib import Path
 
 from textual.widgets import Input, OptionList, Static
 from ui_support import (
+    SEED,
     TOKEN,
     Driver,
     ParkingClock,
@@ -20,6 +23,7 @@ from ui_support import (
     console_clock,
     free_port,
     make_app,
+    make_settings,
     quiet_ui,
     shown,
     status_of,
@@ -27,6 +31,7 @@ from ui_support import (
     tree_row,
 )
 
+from omeconsole.core.session import Started, connector
 from omeconsole.model.nodes import NodeState
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
@@ -34,6 +39,7 @@ from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.help import HelpScreen
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
+from omeconsole.ui.themes import BUILTIN_THEME_DIR
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import Banner
@@ -395,3 +401,27 @@ async def test_a_terminal_made_wider_widens_the_tree_labels_at_once(
         await pilot.resize_terminal(100, 30)
         await driver.settle()
         assert " in " not in tree_row(app, NEWS)
+
+
+async def test_a_token_refused_before_the_console_listened_still_opens_the_prompt(
+        quiet_ui, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    """The command line starts the first session while the UI loads (`started`): the console adopts it,
+    and a refusal that arrived before the console listened opens the token prompt all the same."""
+    connect = connector(console_clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl")
+    settings = make_settings(threaded_sim.api_url, token="wrong-token")
+    session = connect(settings)
+    refused = asyncio.Event()
+    session.engine.add_listener(
+        lambda _update: refused.set() if session.engine.connection.status == "unauthorized" else None)
+    started = Started(session, asyncio.get_running_loop(), asyncio.create_task(session.engine.run()))
+    await asyncio.wait_for(refused.wait(), 30)
+    app = ConsoleApp(settings, connect, console_clock, started=started, theme_dirs=[BUILTIN_THEME_DIR],
+                     export_dir=tmp_path / "exports")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await Driver(pilot, console_clock, threaded_sim).settle()
+        assert isinstance(app.screen, TokenPrompt)
+        assert app.session is session
+        await pilot.press(*TOKEN, "enter")
+        await Driver(pilot, console_clock, threaded_sim).step(1.0, times=2)
+        assert isinstance(app.screen, DashboardScreen) and app.session is not session
+        assert app.session.engine.connection.status == "connected" and started.running.done()

@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.geometry import Region
 
-from omeconsole.ui.widgets.connection_bars import ConnectionBars
+from omeconsole.ui.widgets.connection_bars import SHRINK_AFTER, ConnectionBars
 
 PROTOCOLS = ("llhls", "hlsv3", "webrtc", "srt")
 
@@ -38,8 +38,14 @@ async def test_a_flapping_count_does_not_move_the_screen_and_another_node_starts
         await pilot.pause()
         assert panel.outer_size.height == 6, "one line fewer: the panel (and all below it) holds still"
         assert not any("webrtc █" in line for line in lines(panel))
-        panel.show({"llhls": 9})  # two bars fewer: the room is given back
-        await pilot.pause()
+        for reading in range(SHRINK_AFTER):  # two bars fewer, and back, and fewer again: flapping
+            panel.show({"llhls": 9, "hlsv3": 4, "webrtc": 1} if reading % 2 else {"llhls": 9 + reading % 4})
+            await pilot.pause()
+            assert panel.outer_size.height == 6, "a count that comes and goes does not move the screen"
+        for reading in range(SHRINK_AFTER):  # fewer bars for long enough: the room is given back
+            assert panel.outer_size.height == 6
+            panel.show({"llhls": 9 + reading % 2})
+            await pilot.pause()
         assert panel.outer_size.height == 2 + 2
         panel.show({"llhls": 2}, fresh=True)  # another node
         await pilot.pause()

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from omeconsole import __version__
-from omeconsole.cli import alerts_cmd, exit_codes, exporter_cmd, history_cmd, record_cmd, sends, several
+from omeconsole.cli import alerts_cmd, console_start, exit_codes, exporter_cmd, history_cmd, record_cmd, sends, several
 from omeconsole.cli.commands import UsageError, cmd_info, cmd_ls, cmd_stats
 from omeconsole.cli.output import complain, say
 from omeconsole.cli.running import interruptible, reported
@@ -263,7 +263,7 @@ def _command(args: argparse.Namespace) -> int:
                        named=bool(args.api_url or args.profile), select=select)
     if command == "ui":
         # No token is fine: the server answers 401 and the console asks for one.
-        return _run_ui("omeconsole.ui.app", "run_app", settings, select=select)
+        return console_start.run_console(settings, select)
     if command == "alerts":
         return asyncio.run(alerts_cmd.run(args))
     if select is not None:

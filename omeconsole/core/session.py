@@ -10,6 +10,7 @@ server from one connector whose engines share one request budget.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,6 +54,17 @@ class Session:
 
 
 Connector = Callable[[Settings], Session]
+
+
+@dataclass(frozen=True)
+class Started:
+    """A session whose engine already runs on `loop`: the command line starts it while the console's UI
+    is imported, and the console adopts it as its first session (running on the same loop)."""
+
+    session: Session
+    loop: asyncio.AbstractEventLoop
+    running: asyncio.Task[None]
+    """The engine's `run()`."""
 
 
 def poll_settings(settings: Settings, *, freeze_gc: bool = False) -> PollSettings:

@@ -10,7 +10,8 @@ screens of the old one give way to a dashboard of the new one on the same node.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+import gc
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -26,7 +27,7 @@ from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, read_config_file
 from omeconsole.core.export import export_directory
 from omeconsole.core.polling.engine import EngineUpdate
-from omeconsole.core.session import Connector, Session, connector
+from omeconsole.core.session import Connector, Session, Started, connector
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
@@ -71,9 +72,11 @@ class ConsoleApp(App[None]):
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
                  export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0,
-                 record_history: bool = True) -> None:
+                 record_history: bool = True, started: Started | None = None) -> None:
         """`record_history`: record every sample into the history store and start charts with the recorded
-        past, as `[history] enabled` says (the demo and a replay have nothing of their own to record)."""
+        past, as `[history] enabled` says (the demo and a replay have nothing of their own to record).
+        `started`: the first session, already made from `settings` and polling (the command line starts
+        it while the UI is imported); later ones come from `connector`."""
         super().__init__()
         self.settings = settings
         self.clock = clock
@@ -89,6 +92,7 @@ class ConsoleApp(App[None]):
         recording = record_history and settings.history.enabled
         self._recording = ConsoleRecording(settings.history, clock) if recording else None
         self._stop_alerts: Unsubscribe | None = None
+        self._started = started
 
     @property
     def live(self) -> LiveSession:
@@ -150,7 +154,8 @@ class ConsoleApp(App[None]):
     def _open_session(self, select: NodePath | None, note: str = "") -> None:
         """Connect with the current settings; the previous session's screens and link are closed."""
         previous = self._live
-        session = self._connector(self.settings)
+        started, self._started = self._started, None
+        session = started.session if started is not None else self._connector(self.settings)
         past = None
         if self._recording is not None:
             self._recording.follow(session)
@@ -167,26 +172,39 @@ class ConsoleApp(App[None]):
         self._stop_alerts = self._ticker.listen(alert_watch.run_pass) if alert_watch is not None else None
         adops_seam.relay(self, live)
         session.engine.add_listener(partial(self._engine_update, session))
-        self.run_worker(session.engine.run(), name="engine", group="engine", exclusive=True, exit_on_error=False)
-        self._show(self.dashboard(live, select))
+        self.run_worker(started.running if started is not None else session.engine.run(), name="engine",
+                        group="engine", exclusive=True, exit_on_error=False)
+        shown = self._show(self.dashboard(live, select))
+        if started is not None:
+            self.post_message(LinkChanged())  # a refused token may have been answered before this listened
+            if session.engine.settings.freeze_gc:
+                self.run_worker(self._freeze_once_shown(shown), group="gc", exit_on_error=False)
         self._tell_unknown_outcomes(live)
         if previous is not None:
             self.run_worker(previous.session.aclose(), group="close", exit_on_error=False)
             if previous.past is not None:
                 previous.past.close()
 
+    @staticmethod
+    async def _freeze_once_shown(shown: Awaitable[object]) -> None:
+        """The engine set aside what existed at its first listing (`PollSettings.freeze_gc`), which came
+        before this app was built: the app, its stylesheet and its first screen live as long as the
+        process too, so no full collection should scan them."""
+        await shown
+        gc.collect()
+        gc.freeze()
+
     def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
         """The first screen of a session (a replay's app shows its own)."""
         return DashboardScreen(live, select=select)
 
-    def _show(self, dashboard: Screen[None]) -> None:
-        """The new session's dashboard replaces every screen of the old one."""
+    def _show(self, dashboard: Screen[None]) -> Awaitable[object]:
+        """The new session's dashboard replaces every screen of the old one (awaitable: until it is shown)."""
         while len(self.screen_stack) > 2:
             self.pop_screen()
         if len(self.screen_stack) == 2:
-            self.switch_screen(dashboard)
-        else:
-            self.push_screen(dashboard)
+            return self.switch_screen(dashboard)
+        return self.push_screen(dashboard)
 
     def _engine_update(self, session: Session, update: EngineUpdate) -> None:
         if update.connection_changed and self._live is not None and session is self._live.session:
@@ -312,12 +330,14 @@ class ConsoleApp(App[None]):
 
 
 def run_app(settings: Settings, *, select: str | None = None, connector: Connector | None = None,
-            clock: Clock | None = None) -> int:
-    """Run the console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]"."""
-    clock = clock or SystemClock()
+            clock: Clock | None = None, started: Started | None = None) -> int:
+    """Run the console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]".
+    `started`: a session already polling (see `ConsoleApp`); the console runs on its event loop."""
+    clock = clock or (started.session.clock if started is not None else SystemClock())
     app = ConsoleApp(settings, connector or _default_connector(clock), clock,
-                     select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP)
-    app.run()
+                     select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP,
+                     started=started)
+    app.run(loop=started.loop if started is not None else None)
     return app.return_code or 0
 
 

@@ -4,8 +4,8 @@ that act on what it shows.
 A live screen is built with a `LiveSession`. While mounted it listens to the engine (through its
 `EngineFeed`) and to the clock tick; a report becomes one `EngineChanged` message to this screen,
 and the screen redraws from what it takes out of the feed, at most once per `Pace.redraw_gap` once
-its first readings are on screen. A screen hidden behind another full screen does not draw; it
-catches up when it is shown again (`on_screen_resume`). Behind a dialog it keeps drawing.
+its first readings are on screen. A screen hidden behind another full screen stops listening and
+does not draw; it catches up when it is shown again (`on_screen_resume`). Behind a dialog it keeps drawing.
 
 Its keys: pause, refresh, interval, chart window, export and the ad-ops keys, acting on the node
 the screen has selected (`selected_path`); a key that does not apply to that node (a cue-out on an
@@ -125,7 +125,13 @@ class LiveScreen(Screen[None]):
         self.declare_on_screen()
         self._draw(EVERYTHING)
 
+    def on_screen_suspend(self) -> None:
+        if not self.in_view:  # a full screen over this one: no reports or ticks to a screen that cannot draw
+            self._stop_listening()  # (each message would wake it, and Textual repaints the whole screen in front)
+
     def on_screen_resume(self) -> None:
+        if not self._stop:
+            self._listen()
         self.declare_on_screen()
         self._draw(self._feed.take() | EVERYTHING)
         self.refresh_bindings()

@@ -1,8 +1,9 @@
 """Connections per protocol as bars with their numbers: inbound (providers) or outbound (publishers).
 
 Protocols with connections get a bar each; the idle ones are named on one muted line, so the panel
-stays short and a missing bar still visibly means zero. The panel does not shrink by one line, so a
-count flapping between 0 and 1 does not move the screen once a second. When the server does
+stays short and a missing bar still visibly means zero. The panel grows at once and gives room back
+only once its readings have needed less for a while (`SHRINK_AFTER`), so counts flapping between 0 and
+a few do not move the screen (and lay it all out again) every second or two. When the server does
 not report a direction at all (v1 has no inbound counters) the panel says n/a instead of zeros.
 """
 
@@ -19,6 +20,8 @@ from omeconsole.core.text import visible
 
 _FULL = "█"
 _PARTIAL = " ▏▎▍▌▋▊▉"
+SHRINK_AFTER = 10
+"""Readings in a row that need fewer lines before the panel shrinks to the most of them."""
 
 
 def bar(value: int, peak: int, width: int) -> str:
@@ -40,7 +43,9 @@ class ConnectionBars(Static):
         self._counts: Mapping[str, int] | None = None
         self._lines = 0
         self._lines_width = 0
-        """The width `_lines` was measured at: at another width the lines are counted afresh."""
+        """The width the panel last drew at."""
+        self._fewer: list[int] = []
+        """The lines of the latest readings in a row that needed fewer than the panel's height."""
 
     def show(self, counts: Mapping[str, int] | None, *, fresh: bool = False) -> None:
         """None means the server does not report this direction. `fresh`: another node than before."""
@@ -49,34 +54,51 @@ class ConnectionBars(Static):
         if fresh or (counts is None) != (self._counts is None):
             self._lines = 0  # another node, or n/a to bars: nothing to keep steady
         self._counts = dict(counts) if counts is not None else None
-        self._draw()
+        self._draw(reading=True)
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # bars in the theme's colours
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw(reading=False))  # theme colours
 
     def on_resize(self) -> None:
-        self._lines = 0  # the bars are as long as the panel is wide: its height is measured again
-        self._draw()
+        self._draw(reading=False)  # the bars are as long as the panel is wide
 
-    def _draw(self) -> None:
-        """Draw; the panel grows to the lines it needs at once, and shrinks only by two lines or more.
+    def _draw(self, *, reading: bool) -> None:
+        """Draw; the panel grows to the lines it needs at once, and shrinks to the most the latest
+        `SHRINK_AFTER` readings needed once every one of them needed fewer lines than it has.
 
-        A protocol whose count flaps between 0 and 1 would otherwise move every panel below it up and
-        down once a second, and lay the whole screen out each time. The panel sets its height itself:
-        inside the detail's row of two panels, Textual measures an auto height at a width narrower
-        than the one it then draws at, so bars drawn to the full width were counted as wrapped.
+        Protocols whose counts flap between 0 and a few would otherwise move every panel below them up
+        and down every second or two, and each move lays the whole screen out and resizes (rebuilds)
+        the chart above. A new width gives room back at once only where the width itself saves lines
+        (the same counts wrapped less): the tree beside the detail takes the width its labels need,
+        which moves by a cell or two, and that must not undo the wait. The panel sets its height
+        itself: inside the detail's row of two panels, Textual measures an auto height at a width
+        narrower than the one it then draws at, so bars drawn to the full width were counted as wrapped.
         """
-        text = self._text()
         width = self.content_size.width
+        text = self._text(width)
         self.update(text, layout=False)
         if not width:
             return
-        lines = len(text.wrap(self.app.console, width))
-        if width != self._lines_width or lines > self._lines or lines < self._lines - 1:
-            self._lines, self._lines_width = lines, width
-            self.styles.height = lines + self.styles.gutter.height
+        lines = self._count(text, width)
+        before, self._lines_width = self._lines_width, width
+        if lines > self._lines or (before not in (0, width) and lines < self._count(self._text(before), before)):
+            self._set_lines(lines)
+        elif lines == self._lines:
+            self._fewer.clear()
+        elif reading:
+            self._fewer.append(lines)
+            if len(self._fewer) >= SHRINK_AFTER:
+                self._set_lines(max(self._fewer))
 
-    def _text(self) -> Text:
+    def _set_lines(self, lines: int) -> None:
+        self._lines = lines
+        self._fewer.clear()
+        self.styles.height = lines + self.styles.gutter.height
+
+    def _count(self, text: Text, width: int) -> int:
+        return len(text.wrap(self.app.console, width))
+
+    def _text(self, width: int) -> Text:
         muted = self.app.theme_variables.get("muted", "")
         if self._counts is None:
             return Text(f"{units.NA} (not reported by this server)", style=muted)
@@ -89,7 +111,7 @@ class ConnectionBars(Static):
         if active:
             label_width = max(len(n) for n in active)
             number_width = max(len(units.count(counts[n])) for n in active)
-            bar_width = max(0, self.content_size.width - label_width - number_width - 2)
+            bar_width = max(0, width - label_width - number_width - 2)
             peak = max(counts[n] for n in active)
             colour = self.app.theme_variables.get("meter", "")
             for name in active:
@@ -98,7 +120,7 @@ class ConnectionBars(Static):
                 text.append(bar(value, peak, bar_width).ljust(bar_width), style=colour)
                 text.append(f" {units.count(value):>{number_width}}\n", style="bold")
         if idle:
-            wide = self.content_size.width >= 40
+            wide = width >= 40
             text.append(f"0: {', '.join(idle)}" if wide else f"{len(idle)} more at 0", style=muted)
         text.rstrip()
         return text
