@@ -36,11 +36,17 @@ class EngineSampleSource:
         self._info: dict[NodePath, StreamInfo] = {}
 
     def subscribe(self, sink: ObservationSink) -> Callable[[], None]:
+        """`sink` gets what the engine reads from now on, and first what it has read already: the console's
+        first session polls while the UI loads, before anything records it, and its first readings count."""
         def listener(update: EngineUpdate) -> None:
             for path in update.changed:
                 self._observe(path, sink)
 
-        return self.engine.add_listener(listener)
+        unsubscribe = self.engine.add_listener(listener)
+        selected = self.engine.selected
+        for path in dict.fromkeys([*([selected] if selected is not None else []), *self.listed()]):
+            self._observe(path, sink)
+        return unsubscribe
 
     def _observe(self, path: NodePath, sink: ObservationSink) -> None:
         view = self.engine.node(path)
