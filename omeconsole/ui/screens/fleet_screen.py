@@ -137,11 +137,16 @@ class FleetScreen(DashboardScreen):
 
     def declare_on_screen(self) -> None:
         super().declare_on_screen()
-        self.fleet.follow(self.selected_path())
+        self.fleet.follow(self._followed())
 
     def selection_changed(self) -> None:
         super().selection_changed()
-        self.fleet.follow(self.selected_path())
+        self.fleet.follow(self._followed())
+
+    def _followed(self) -> NodePath | None:
+        """The node every other server reads: the selected one, or the `--select` node until it is listed
+        here (the others need not wait for this server's listing to start on it)."""
+        return self.selected_path() or self._pending
 
     def status_now(self) -> StatusLine:
         """The status line of the server the operator is on, with the whole fleet's alerts firing."""
