@@ -63,8 +63,9 @@ def single_ready(screen: str) -> bool:
 
 def fleet_ready(servers: int) -> Callable[[str], bool]:
     def ready(screen: str) -> bool:
-        return (f"{servers}/{servers} servers reachable" in screen and f"on {servers} of {servers} servers" in screen
-                and "not read" not in screen and DATA_MARK in screen)
+        # The selected stream on every server (not any node's fleet view: the tree's cursor may rest elsewhere).
+        return (f"{servers}/{servers} servers reachable" in screen and "not read" not in screen
+                and f"{SELECT} on {servers} of {servers} servers" in screen and DATA_MARK in screen)
 
     return ready
 
