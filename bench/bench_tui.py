@@ -1,9 +1,11 @@
 """The console in a real pseudo-terminal (tmux) against its floor: CPU share, first data, peak memory.
 
-The floor (`bench/floor_app.py`) is a bare Textual app with the console's visible widgets updated once
-a second and no HTTP: what this stack costs before the console does anything. Each phase runs the
-console and the floor alone in a tmux pane of 160x50, one after the other and in the other order the
-next round, and reports console ÷ floor:
+The floor (`bench/floor_console.py`) is a bare Textual app with the console's visible widgets (its
+dashboard and its stream screen as they are today) given new figures at the console's cadence and no
+HTTP: what this stack costs before the console does anything. The issue's floor (`bench/floor_app.py`,
+one chart, three sparklines and a small table beside the tree) runs too, for comparison with the figures
+recorded before. Each phase runs the console and the floors alone in a tmux pane of 160x50, one after
+the other and in another order the next round, and reports console ÷ floor:
 
 - demo tree: the dashboard on the `demo` scenario (8 streams), the floor with 8 streams;
 - demo stream view: Enter on `default/app/news` (the stream's own screen);
@@ -130,7 +132,7 @@ def _tmux(*args: str) -> str:
 
 
 def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Launch:
-    session = f"bench-tui-{os.getpid()}-{program}-{plan.group}"
+    session = f"bench-tui-{os.getpid()}-{program.replace(' ', '-')}-{plan.group}"
     try:
         started = time.monotonic()
         _tmux("new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), "-c", str(cwd),
@@ -196,9 +198,17 @@ def console(source: Path | None = None) -> Program:
     return run
 
 
-def floor(plan: Plan) -> Launch:
-    return run_in_tmux("floor", f"{sys.executable} {ROOT / 'bench' / 'floor_app.py'} --streams {plan.floor_streams}",
-                       plan)
+FLOORS = {"floor": "floor_console.py", "issue floor": "floor_app.py"}
+"""The floor with the console's screen as it is today, and the floor as the performance issue described it
+(one chart, three sparklines, a small table): both run in every batch, each reported against the console."""
+
+
+def floor(name: str) -> Program:
+    def run(plan: Plan) -> Launch:
+        return run_in_tmux(name, f"{sys.executable} {ROOT / 'bench' / FLOORS[name]} --streams {plan.floor_streams}",
+                           plan, cwd=ROOT / "bench")
+
+    return run
 
 
 def report(launches: list[Launch], chosen: dict[str, Plan], with_baseline: bool) -> None:
@@ -209,17 +219,22 @@ def report(launches: list[Launch], chosen: dict[str, Plan], with_baseline: bool)
         return statistics.median(known) if known else float("nan")
 
     def line(label: str, pick: str, shown: Callable[[float], str], group: str | None = None) -> None:
-        ours, base = median("console", pick, group), median("floor", pick, group)
-        probed = base == base  # the floor has no GC probe: its cells say so
-        cells = [label, shown(ours), shown(base) if probed else "not probed", f"{ours / base:.2f}" if probed else "-"]
+        ours = median("console", pick, group)
+        cells = [label, shown(ours)]
+        for name in FLOORS:
+            base = median(name, pick, group)
+            probed = base == base  # the floors have no GC probe: their cells say so
+            cells += [shown(base) if probed else "not probed", f"{ours / base:.2f}" if probed else "-"]
         if with_baseline:
+            base = median("floor", pick, group)
             old = median("baseline", pick, group)
-            cells += [shown(old), f"{old / base:.2f}"]
+            cells += [shown(old), f"{old / base:.2f}" if base == base else "-"]
         print(f"| {' | '.join(cells)} |")
 
     extra = " baseline console | baseline ÷ floor |" if with_baseline else ""
-    print(f"| phase | console | floor | console ÷ floor |{extra}")
-    print("|---|---|---|---|" + ("---|---|" if with_baseline else ""))
+    print(f"| phase | console | floor (console's screen) | console ÷ floor | issue's floor | console ÷ issue's floor |"
+          f"{extra}")
+    print("|---|---|---|---|---|---|" + ("---|---|" if with_baseline else ""))
     for plan in chosen.values():
         for window in plan.windows:
             line(f"{window.name} (CPU, share of one core)", window.name, lambda v: f"{v:.1%}")
@@ -250,7 +265,7 @@ def main() -> int:
     available = plans(args.seconds, args.history_minutes)
     wanted = args.phase or [p for p in ("demo", "stream", "scale", "history") if p in available]
     chosen = {name: available[name] for name in wanted if name in available}
-    programs: list[Program] = [console(), floor]
+    programs: list[Program] = [console(), *(floor(name) for name in FLOORS)]
     if args.baseline_source:
         programs.append(console(args.baseline_source.resolve()))
     launches: list[Launch] = []
@@ -262,7 +277,7 @@ def main() -> int:
     if args.json:
         print(json.dumps([asdict(launch) for launch in launches], indent=2))
         return 0
-    print(f"tmux {SIZE[0]}x{SIZE[1]}, {args.rounds} rounds alternating console and floor; medians")
+    print(f"tmux {SIZE[0]}x{SIZE[1]}, {args.rounds} rounds alternating the console and the floors; medians")
     report(launches, chosen, args.baseline_source is not None)
     return 0
 
