@@ -40,6 +40,10 @@ REFRESH_WORDS = {
 }
 
 
+SETTLE_S = 0.05
+"""Seconds a redraw waits for the rest of a polling round's reports once the redraw gap has passed."""
+
+
 def next_interval(current: float, direction: int) -> float:
     """The next step of `INTERVAL_STEPS` above (direction > 0) or below `current`, else `current`."""
     if direction > 0:
@@ -58,6 +62,9 @@ class LiveScreen(Screen[None]):
         self._feed = EngineFeed(live.engine, self)
         self._stop: list[Unsubscribe] = []
         self._redrawn_at = -math.inf
+        """Any redraw, data or clock tick."""
+        self._data_drawn_at = -math.inf
+        """The last redraw of engine reports: the redraw gap counts from it, so a tick never delays data."""
         self._flush_timer: Timer | None = None
         self._readings_shown = False
 
@@ -149,16 +156,20 @@ class LiveScreen(Screen[None]):
     def _engine_changed(self) -> None:
         if not self.in_view:
             return  # drawn when shown again; the feed keeps what arrived
-        waited = self.live.clock.monotonic() - self._redrawn_at
-        if not self._readings_shown or waited >= self.live.pace.redraw_gap:
+        gap = self.live.pace.redraw_gap
+        if not self._readings_shown or gap <= 0:
             self._flush()
         elif self._flush_timer is None:
-            self._flush_timer = self.set_timer(self.live.pace.redraw_gap, self._flush)
+            # The reports of one polling round arrive within milliseconds: wait a moment to draw them together,
+            # or what is left of the gap since the last data redraw (not a whole gap: data waits no longer).
+            waited = self.live.clock.monotonic() - self._data_drawn_at
+            self._flush_timer = self.set_timer(max(SETTLE_S, gap - waited), self._flush)
 
     def _flush(self) -> None:
         if self._flush_timer is not None:  # flushed before its timer: it would redraw again for nothing
             self._flush_timer.stop()
             self._flush_timer = None
+        self._data_drawn_at = self.live.clock.monotonic()
         self._draw(self._feed.take())
 
     def _alerts_moved(self) -> None:
@@ -171,8 +182,12 @@ class LiveScreen(Screen[None]):
 
     @on(ClockTick)
     def _tick(self) -> None:
-        if self.in_view and self.live.clock.monotonic() - self._redrawn_at >= self.live.pace.tick_redraw_after:
-            self._draw(NOTHING)  # ages, countdowns, nodes turned stale
+        """Ages, countdowns, nodes turned stale: drawn by the tick only when no redraw did it lately and
+        none is on its way (reports waiting for their redraw draw the ages too; drawing them first would
+        be a second redraw in the same second)."""
+        idle = self.live.clock.monotonic() - self._redrawn_at >= self.live.pace.tick_redraw_after
+        if self.in_view and idle and self._flush_timer is None:
+            self._draw(NOTHING)
 
     def _draw(self, changes: Changes) -> None:
         if not self.is_mounted or not self.app.is_running:
