@@ -52,6 +52,9 @@ TOKEN = "bench-token"
 SIZE = (160, 50)
 DATA_MARK = "● live"
 TICKS = os.sysconf("SC_CLK_TCK")
+AGE = re.compile(r"  age (\d+(?:\.\d+)?) s  ")
+"""The status line's data age: how old the reading on screen is when the screen is drawn and after."""
+AGE_EVERY_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,8 @@ class Launch:
     first_data_s: float
     peak_rss_mb: float
     cpu: dict[str, float] = field(default_factory=dict)
+    ages: list[float] = field(default_factory=list)
+    """The data age the status line showed, read every AGE_EVERY_S during the windows."""
     gc_longest_ms: float = float("nan")
     gc_over_50_ms: float = float("nan")
     """Collections that paused the console over 50 ms, from launch to the last window's end."""
@@ -158,7 +163,10 @@ def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Lau
             time.sleep(max(0.0, first_at + window.after_first - time.monotonic()))
             _alive(program, pid, session)
             cpu_before, wall_before = _cpu_seconds(pid), time.monotonic()
-            time.sleep(window.seconds)
+            while time.monotonic() - wall_before < window.seconds:
+                time.sleep(min(AGE_EVERY_S, max(0.0, wall_before + window.seconds - time.monotonic())))
+                if program not in FLOORS:  # the floors' ages are made up
+                    launch.ages.extend(float(age) for age in AGE.findall(_tmux("capture-pane", "-p", "-t", session)))
             _alive(program, pid, session)
             launch.cpu[window.name] = (_cpu_seconds(pid) - cpu_before) / (time.monotonic() - wall_before)
         launch.peak_rss_mb = round(_peak_rss_mb(pid), 1)
@@ -218,8 +226,13 @@ def floor(name: str) -> Program:
 
 def report(launches: list[Launch], chosen: dict[str, Plan], with_baseline: bool) -> None:
     def median(program: str, pick: str, group: str | None = None) -> float:
-        values = [(lch.cpu.get(pick) if pick in lch.cpu else getattr(lch, pick, None)) for lch in launches
-                  if lch.program == program and (group is None or lch.group == group)]
+        mine = [lch for lch in launches if lch.program == program and (group is None or lch.group == group)]
+        if pick.startswith("age_"):  # over every reading of every launch, not a median of medians
+            ages = sorted(age for lch in mine for age in lch.ages)
+            if not ages:
+                return float("nan")
+            return statistics.median(ages) if pick == "age_median" else ages[int(0.95 * (len(ages) - 1))]
+        values = [(lch.cpu.get(pick) if pick in lch.cpu else getattr(lch, pick, None)) for lch in mine]
         known = [v for v in values if v is not None and v == v]
         return statistics.median(known) if known else float("nan")
 
@@ -245,6 +258,8 @@ def report(launches: list[Launch], chosen: dict[str, Plan], with_baseline: bool)
             line(f"{window.name} (CPU, share of one core)", window.name, lambda v: f"{v:.1%}")
     for group in chosen:
         line(f"first data / first frame, {group}", "first_data_s", lambda v: f"{v:.2f} s", group)
+        line(f"data age on screen (median), {group}", "age_median", lambda v: f"{v:.1f} s", group)
+        line(f"data age on screen (95th percentile), {group}", "age_p95", lambda v: f"{v:.1f} s", group)
         line(f"peak RSS, {group}", "peak_rss_mb", lambda v: f"{v:.0f} MB", group)
         line(f"longest GC pause, {group}", "gc_longest_ms", lambda v: f"{v:.0f} ms", group)
         line(f"GC pauses over 50 ms, {group}", "gc_over_50_ms", lambda v: f"{v:g}", group)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.css.query import NoMatches
 from textual.message_pump import MessagePump
 
 from omeconsole.core.adops.audit import AuditLog
@@ -100,11 +101,15 @@ NOTHING = Changes()
 class EngineFeed:
     """Engine reports for one screen, accumulated until the screen takes them."""
 
-    def __init__(self, engine: PollingEngine, target: MessagePump) -> None:
+    def __init__(self, engine: PollingEngine, target: MessagePump,
+                 watched: Callable[[], NodePath | None] = lambda: None) -> None:
+        """`watched`: the node whose readings the target draws at once (its selected node)."""
         self._engine = engine
         self._target = target
+        self._watched = watched
         self._held = NOTHING
         self._posted = False
+        self._posted_selected = False
         self._unsubscribe: Unsubscribe | None = None
 
     def attach(self) -> None:
@@ -118,13 +123,21 @@ class EngineFeed:
 
     def _report(self, update: EngineUpdate) -> None:
         self._held = self._held | Changes(update.changed, update.tree_changed, update.connection_changed)
-        if not self._posted:
+        selected = not self._posted_selected and self._watching() in update.changed
+        if not self._posted or selected:
             self._posted = True
-            self._target.post_message(EngineChanged())
+            self._posted_selected = selected
+            self._target.post_message(EngineChanged(selected=selected))
+
+    def _watching(self) -> NodePath | None:
+        try:
+            return self._watched()
+        except NoMatches:  # the screen is being built or taken down: nothing is watched yet
+            return None
 
     def take(self) -> Changes:
         """What arrived since the last `take()`; the next report posts a new `EngineChanged`."""
-        held, self._held, self._posted = self._held, NOTHING, False
+        held, self._held, self._posted, self._posted_selected = self._held, NOTHING, False, False
         return held
 
 

@@ -15,8 +15,11 @@ from textual.message import Message
 class EngineChanged(Message, bubble=False):
     """The engine has news for this screen: take it from the screen's feed."""
 
+    selected: bool = False
+    """The news includes a reading of the screen's selected node (the one the operator watches)."""
+
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, EngineChanged)
+        return isinstance(message, EngineChanged) and (self.selected or not message.selected)
 
 
 @dataclass

@@ -41,7 +41,9 @@ REFRESH_WORDS = {
 
 
 SETTLE_S = 0.05
-"""Seconds a redraw waits for the rest of a polling round's reports once the redraw gap has passed."""
+"""Seconds a redraw waits at least for the rest of a polling round's reports."""
+OTHERS_HOLD = 1.5
+"""Reports of other nodes wait up to this many redraw gaps for the selected node's next reading."""
 
 
 def next_interval(current: float, direction: int) -> float:
@@ -59,12 +61,13 @@ class LiveScreen(Screen[None]):
     def __init__(self, live: LiveSession) -> None:
         super().__init__()
         self.live = live
-        self._feed = EngineFeed(live.engine, self)
+        self._feed = EngineFeed(live.engine, self, watched=self.selected_path)
         self._stop: list[Unsubscribe] = []
         self._redrawn_at = -math.inf
         """Any redraw, data or clock tick."""
         self._data_drawn_at = -math.inf
         """The last redraw of engine reports: the redraw gap counts from it, so a tick never delays data."""
+        self._selected_read_at = -math.inf
         self._flush_timer: Timer | None = None
         self._readings_shown = False
 
@@ -125,7 +128,7 @@ class LiveScreen(Screen[None]):
         listening = bool(self._stop)
         self._stop_listening()
         self.live = live
-        self._feed = EngineFeed(live.engine, self)
+        self._feed = EngineFeed(live.engine, self, watched=self.selected_path)
         self._readings_shown = False
         if listening:
             self._listen()
@@ -153,17 +156,28 @@ class LiveScreen(Screen[None]):
         return self in stack and all(screen.is_modal for screen in stack[stack.index(self) + 1:])
 
     @on(EngineChanged)
-    def _engine_changed(self) -> None:
+    def _engine_changed(self, changed: EngineChanged) -> None:
+        """Reports are drawn at most once per redraw gap, and a reading of the selected node (what the
+        operator watches, with its age on the status line) as soon as the gap allows: the other rows'
+        reports wait for it, so one redraw per polling round shows them all, in step with the selected
+        node's readings rather than drifting against them."""
         if not self.in_view:
             return  # drawn when shown again; the feed keeps what arrived
-        gap = self.live.pace.redraw_gap
-        if not self._readings_shown or gap <= 0:
+        now, gap = self.live.clock.monotonic(), self.live.pace.redraw_gap
+        waited = now - self._data_drawn_at
+        if changed.selected:
+            self._selected_read_at = now
+        if not self._readings_shown or gap <= 0 or (changed.selected and waited >= gap):
             self._flush()
-        elif self._flush_timer is None:
-            # The reports of one polling round arrive within milliseconds: wait a moment to draw them together,
-            # or what is left of the gap since the last data redraw (not a whole gap: data waits no longer).
-            waited = self.live.clock.monotonic() - self._data_drawn_at
-            self._flush_timer = self.set_timer(max(SETTLE_S, gap - waited), self._flush)
+            return
+        # Others' reports wait for the selected node's next reading while it is being read (a little longer
+        # than a gap), or only what is left of the gap; never a whole gap after their arrival.
+        hold = gap * OTHERS_HOLD if now - self._selected_read_at < 2 * gap else gap
+        if changed.selected or self._flush_timer is None:
+            if self._flush_timer is not None:
+                self._flush_timer.stop()
+            self._flush_timer = self.set_timer(max(SETTLE_S, (gap if changed.selected else hold) - waited),
+                                               self._flush)
 
     def _flush(self) -> None:
         if self._flush_timer is not None:  # flushed before its timer: it would redraw again for nothing
@@ -185,8 +199,11 @@ class LiveScreen(Screen[None]):
         """Ages, countdowns, nodes turned stale: drawn by the tick only when no redraw did it lately and
         none is on its way (reports waiting for their redraw draw the ages too; drawing them first would
         be a second redraw in the same second)."""
-        idle = self.live.clock.monotonic() - self._redrawn_at >= self.live.pace.tick_redraw_after
-        if self.in_view and idle and self._flush_timer is None:
+        now, pace = self.live.clock.monotonic(), self.live.pace
+        after = pace.tick_redraw_after
+        if now - self._selected_read_at < 2 * pace.redraw_gap:  # its next reading is due: it will draw the ages
+            after = max(after, pace.redraw_gap * OTHERS_HOLD)
+        if self.in_view and now - self._redrawn_at >= after and self._flush_timer is None:
             self._draw(NOTHING)
 
     def _draw(self, changes: Changes) -> None:
