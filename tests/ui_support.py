@@ -144,11 +144,12 @@ def aliased_connector(clock: FakeClock, tmp_path: Path, real_url: str) -> Connec
 
 def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | None = None,
              token: str = TOKEN, theme: str = "ome-dark", fixed_address: bool = False,
-             export_dir: Path | None = None, **extra: Any) -> ConsoleApp:
+             export_dir: Path | None = None, redraw_gap: float = 0.0, **extra: Any) -> ConsoleApp:
     """The real app, its connector over HTTP with the fake clock and a seeded jitter source.
 
     Redraws follow every report (the default `redraw_gap=0`): the real terminal's merge of reports
-    waits on a real-time timer, which would otherwise decide what a frozen-clock screenshot shows.
+    waits on a real-time timer, which would otherwise decide what a frozen-clock screenshot shows
+    (a test of that merge passes the terminal's `redraw_gap`).
     `fixed_address`: the app is told `SHOWN_URL` (what the status line shows) and reaches `api_url`.
     """
     if fixed_address:
@@ -158,7 +159,8 @@ def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | No
         connect = connector(clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl")
     return ConsoleApp(make_settings(api_url, token=token, theme=theme, **extra), connect, clock,
                       select=NodePath.parse(select) if select else None,
-                      theme_dirs=[BUILTIN_THEME_DIR], export_dir=export_dir or tmp_path / "exports")
+                      theme_dirs=[BUILTIN_THEME_DIR], export_dir=export_dir or tmp_path / "exports",
+                      redraw_gap=redraw_gap)
 
 
 def shown(widget: Widget) -> str:

@@ -109,7 +109,7 @@ class EngineFeed:
         self._watched = watched
         self._held = NOTHING
         self._posted = False
-        self._posted_selected = False
+        self._held_selected = False
         self._unsubscribe: Unsubscribe | None = None
 
     def attach(self) -> None:
@@ -123,11 +123,16 @@ class EngineFeed:
 
     def _report(self, update: EngineUpdate) -> None:
         self._held = self._held | Changes(update.changed, update.tree_changed, update.connection_changed)
-        selected = not self._posted_selected and self._watching() in update.changed
+        selected = not self._held_selected and self._watching() in update.changed
         if not self._posted or selected:
             self._posted = True
-            self._posted_selected = selected
             self._target.post_message(EngineChanged(selected=selected))
+        self._held_selected = self._held_selected or selected
+
+    @property
+    def holds_selected(self) -> bool:
+        """A reading of the watched node is among what arrived since the last `take()`."""
+        return self._held_selected
 
     def _watching(self) -> NodePath | None:
         try:
@@ -137,7 +142,7 @@ class EngineFeed:
 
     def take(self) -> Changes:
         """What arrived since the last `take()`; the next report posts a new `EngineChanged`."""
-        held, self._held, self._posted, self._posted_selected = self._held, NOTHING, False, False
+        held, self._held, self._posted, self._held_selected = self._held, NOTHING, False, False
         return held
 
 

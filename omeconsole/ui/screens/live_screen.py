@@ -68,6 +68,7 @@ class LiveScreen(Screen[None]):
         self._data_drawn_at = -math.inf
         """The last redraw of engine reports: the redraw gap counts from it, so a tick never delays data."""
         self._selected_read_at = -math.inf
+        self._selected_drawn_at = -math.inf
         self._flush_timer: Timer | None = None
         self._readings_shown = False
 
@@ -156,34 +157,40 @@ class LiveScreen(Screen[None]):
         return self in stack and all(screen.is_modal for screen in stack[stack.index(self) + 1:])
 
     @on(EngineChanged)
-    def _engine_changed(self, changed: EngineChanged) -> None:
+    def _engine_changed(self) -> None:
         """Reports are drawn at most once per redraw gap, and a reading of the selected node (what the
-        operator watches, with its age on the status line) as soon as the gap allows: the other rows'
-        reports wait for it, so one redraw per polling round shows them all, in step with the selected
-        node's readings rather than drifting against them."""
+        operator watches, with its age on the status line) as soon as a gap has passed since the last one
+        drawn: the other rows' reports wait for it, so one redraw per polling round shows them all, in
+        step with the selected node's readings rather than drifting against them."""
         if not self.in_view:
             return  # drawn when shown again; the feed keeps what arrived
         now, gap = self.live.clock.monotonic(), self.live.pace.redraw_gap
-        waited = now - self._data_drawn_at
-        if changed.selected:
+        selected = self._feed.holds_selected
+        if selected:
             self._selected_read_at = now
-        if not self._readings_shown or gap <= 0 or (changed.selected and waited >= gap):
+        if not self._readings_shown or gap <= 0 or (selected and now - self._selected_drawn_at >= gap):
             self._flush()
             return
-        # Others' reports wait for the selected node's next reading while it is being read (a little longer
-        # than a gap), or only what is left of the gap; never a whole gap after their arrival.
-        hold = gap * OTHERS_HOLD if now - self._selected_read_at < 2 * gap else gap
-        if changed.selected or self._flush_timer is None:
+        if selected:
+            due = self._selected_drawn_at + gap
+        else:
+            # While the selected node is being read, the others' reports wait for its next reading (a little
+            # longer than a gap); otherwise what is left of the gap. Never a whole gap after their arrival.
+            being_read = now - self._selected_read_at < 2 * gap
+            due = self._data_drawn_at + (gap * OTHERS_HOLD if being_read else gap)
+        if selected or self._flush_timer is None:
             if self._flush_timer is not None:
                 self._flush_timer.stop()
-            self._flush_timer = self.set_timer(max(SETTLE_S, (gap if changed.selected else hold) - waited),
-                                               self._flush)
+            self._flush_timer = self.set_timer(max(SETTLE_S, due - now), self._flush)
 
     def _flush(self) -> None:
         if self._flush_timer is not None:  # flushed before its timer: it would redraw again for nothing
             self._flush_timer.stop()
             self._flush_timer = None
-        self._data_drawn_at = self.live.clock.monotonic()
+        now = self.live.clock.monotonic()
+        self._data_drawn_at = now
+        if self._feed.holds_selected:
+            self._selected_drawn_at = now
         self._draw(self._feed.take())
 
     def _alerts_moved(self) -> None:
