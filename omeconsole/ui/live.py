@@ -123,8 +123,8 @@ class EngineFeed:
 
     def _report(self, update: EngineUpdate) -> None:
         self._held = self._held | Changes(update.changed, update.tree_changed, update.connection_changed)
-        selected = not self._held_selected and self._watching() in update.changed
-        if not self._posted or selected:
+        selected = self._watching() in update.changed
+        if not self._posted or selected:  # each of the watched node's changes is told: its redraw may be due
             self._posted = True
             self._target.post_message(EngineChanged(selected=selected))
         self._held_selected = self._held_selected or selected

@@ -16,7 +16,7 @@ class EngineChanged(Message, bubble=False):
     """The engine has news for this screen: take it from the screen's feed."""
 
     selected: bool = False
-    """Posted for a reading of the screen's selected node (the one the operator watches)."""
+    """Posted for a change of the screen's selected node (the one the operator watches)."""
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, EngineChanged) and (self.selected or not message.selected)

@@ -157,30 +157,24 @@ class LiveScreen(Screen[None]):
         return self in stack and all(screen.is_modal for screen in stack[stack.index(self) + 1:])
 
     @on(EngineChanged)
-    def _engine_changed(self) -> None:
-        """Reports are drawn at most once per redraw gap, and a reading of the selected node (what the
-        operator watches, with its age on the status line) as soon as a gap has passed since the last one
-        drawn: the other rows' reports wait for it, so one redraw per polling round shows them all, in
-        step with the selected node's readings rather than drifting against them."""
+    def _engine_changed(self, changed: EngineChanged) -> None:
+        """Reports are drawn about once per redraw gap, in step with the selected node's readings (what the
+        operator watches, its age on the status line): a reading of it is drawn at once, unless one was
+        drawn less than half a gap ago (its second change in one polling round, say its stream
+        information); the other rows' reports wait for it, so one redraw per round shows them all."""
         if not self.in_view:
             return  # drawn when shown again; the feed keeps what arrived
         now, gap = self.live.clock.monotonic(), self.live.pace.redraw_gap
-        selected = self._feed.holds_selected
-        if selected:
+        if changed.selected:
             self._selected_read_at = now
-        if not self._readings_shown or gap <= 0 or (selected and now - self._selected_drawn_at >= gap):
+        due_now = changed.selected and now - self._selected_drawn_at >= gap / 2
+        if not self._readings_shown or gap <= 0 or due_now:
             self._flush()
-            return
-        if selected:
-            due = self._selected_drawn_at + gap
-        else:
-            # While the selected node is being read, the others' reports wait for its next reading (a little
-            # longer than a gap); otherwise what is left of the gap. Never a whole gap after their arrival.
+        elif self._flush_timer is None:
+            # While the selected node is being read, the rest waits for its next reading (a little longer than
+            # a gap); otherwise what is left of the gap. Never a whole gap after its arrival.
             being_read = now - self._selected_read_at < 2 * gap
             due = self._data_drawn_at + (gap * OTHERS_HOLD if being_read else gap)
-        if selected or self._flush_timer is None:
-            if self._flush_timer is not None:
-                self._flush_timer.stop()
             self._flush_timer = self.set_timer(max(SETTLE_S, due - now), self._flush)
 
     def _flush(self) -> None:
