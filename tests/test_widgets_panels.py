@@ -1,12 +1,15 @@
-"""The connection panels: bars as wide as the panel, a height that holds still when a count flaps."""
+"""The connection panels: bars as wide as the panel, a height that holds still when a count flaps; the totals
+as wide as the panel is."""
 
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.geometry import Region
+from widget_support import NEWS, NOW, view
 
 from omeconsole.ui.widgets.connection_bars import SHRINK_AFTER, ConnectionBars
+from omeconsole.ui.widgets.totals_panel import TotalsPanel, totals_rows
 
 PROTOCOLS = ("llhls", "hlsv3", "webrtc", "srt")
 
@@ -53,3 +56,32 @@ async def test_a_flapping_count_does_not_move_the_screen_and_another_node_starts
         panel.show(None, fresh=True)
         await pilot.pause()
         assert "n/a (not reported by this server)" in "\n".join(lines(panel))
+
+
+class TotalsHost(App[None]):
+    CSS = "TotalsPanel { width: 1fr; height: auto; border: round $primary; padding: 0 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield TotalsPanel(id="totals")
+
+
+async def test_totals_follow_the_panels_width_one_column_two_columns_and_cut() -> None:
+    app = TotalsHost()
+    async with app.run_test(size=(70, 20)) as pilot:
+        panel = app.query_one(TotalsPanel)
+        panel.show(view(NEWS), NOW)
+        await pilot.pause()
+        drawn = lines(panel)
+        assert panel.outer_size.height == 2 + len(totals_rows(view(NEWS), NOW)), "one pair a line"
+        widest = max(len(label) for label, _ in totals_rows(view(NEWS), NOW))
+        bytes_in = next(line for line in drawn if "bytes in" in line)
+        assert bytes_in.index("953.67 MiB") == bytes_in.index("bytes in") + widest + 1, "labels padded alike"
+        await pilot.resize_terminal(130, 20)
+        await pilot.pause()
+        assert panel.outer_size.height == 2 + (len(totals_rows(view(NEWS), NOW)) + 1) // 2, "two columns"
+        assert any("bytes in" in line and "connections" in line for line in lines(panel))
+        await pilot.resize_terminal(34, 20)
+        await pilot.pause()
+        narrow = lines(panel)
+        assert all(len(line) == 34 for line in narrow), "nothing wraps or spills out of the panel"
+        assert any("…" in line for line in narrow), "what does not fit is cut visibly"

@@ -6,7 +6,9 @@ its "ended" group row, closed unless opened (see `core/tree_rows`).
 
 The widget draws rows through Textual's Line API from a `TreeRows` layout, so a server with 10,000
 streams costs the 40 rows in view: labels are built only for rows drawn, and cached by what they show
-(state, reading, width class, theme). Data comes in through `show(listing, view_of, now, changed)`; the
+(state, reading, width class, theme). Each row on screen keeps its drawn strip while its label reads the
+same and its place (cursor, hover, focus, width, styles) is unchanged, and new readings repaint only the
+rows whose label now reads differently. Data comes in through `show(listing, view_of, now, changed)`; the
 arrangement (filter, sort) is kept incrementally by a `TreeArranger`. What the user does goes out as
 small messages (`Highlighted`, `Opened`, `Toggled`, `ServerOpened`, `VisibleRowsChanged`) for the screen.
 
@@ -26,7 +28,6 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import BindingType
-from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
@@ -114,7 +115,8 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self._servers: tuple[ServerLine, ...] = ()
         self._cursor_at: At | None = None
         self._now = 0.0
-        self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
+        self._strips: dict[int, tuple[tuple[object, ...], Text, Strip]] = {}
+        """Row index → what its strip was drawn from (its place, its label) and the strip."""
         self._name_widths: dict[AppBranch, int] = {}
         self._told_visible: tuple[NodePath, ...] | None = None
         self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
@@ -151,19 +153,22 @@ class NodeTree(CursorRows, inherit_bindings=False):
         return self._labels.view_of(path).latest
 
     def _redraw_rows(self, changed: Collection[NodePath] | None) -> None:
-        """Repaint the rows on screen whose node changed (None: all of them). An empty set is a clock
-        tick: no reading is new, but a node may have turned stale, so the rows whose label would now
-        show something else are repainted, and only those."""
+        """Repaint the rows on screen whose label now reads differently: of the nodes in `changed` (None:
+        all rows). An empty set is a clock tick: no reading is new, but a node may have turned stale, so
+        every row on screen is checked, and only those whose label would now show something else repainted."""
         if changed is None:
             self.refresh()
             return
+        widest = self._labels.badge_width
+        compact, theme, colours = self.compact, self.app.theme, self.app.theme_variables
         top = int(self.scroll_y)
         for index in range(top, min(len(self._rows), top + max(1, self.size.height))):
             line = self._rows.line(index)
-            if isinstance(line, ServerRow) or line.group:
+            if isinstance(line, ServerRow) or line.group or (changed and line.path not in changed):
                 continue
-            if line.path in changed if changed else self._labels.is_old(line, self.compact, self.app.theme):
+            if self._labels.relabel(line, compact, theme, colours):
                 self.refresh_line(index)
+        self._follow_badge_width(widest)
 
     def _rearrange(self) -> bool:
         """Lay the rows out again if the arrangement changed; True when it did (and all was redrawn)."""
@@ -226,7 +231,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self.refresh(layout=True)
 
     def notify_style_update(self) -> None:
-        super().notify_style_update()
+        super().notify_style_update()  # a new theme or stylesheet: every row is repainted, labels built anew
         self._labels.clear()
         self._strips.clear()
 
@@ -395,13 +400,11 @@ class NodeTree(CursorRows, inherit_bindings=False):
 
     # Drawing ---------------------------------------------------------------------------------------
 
-    def _label(self, line: Line) -> tuple[object, Text]:
-        widest = self._labels.badge_width
-        shown = self._labels.label(line, self.compact, self.app.theme, self.app.theme_variables)
-        if self._labels.badge_width > widest:  # wider badges than any drawn yet: the tree takes their width
+    def _follow_badge_width(self, widest: int) -> None:
+        """Wider badges than any built before `widest`: the tree takes their width."""
+        if self._labels.badge_width > widest:
             self.virtual_size = Size(self._needed_width(), len(self._rows))
             self.call_after_refresh(self.refresh, layout=True)
-        return shown
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Styles are looked up once per pass over the rows, not once per row.
@@ -409,23 +412,32 @@ class NodeTree(CursorRows, inherit_bindings=False):
                                   self.get_component_rich_style("node-tree--hover"),
                                   self.get_component_rich_style("node-tree--cursor"),
                                   self.get_component_rich_style("node-tree--cursor-blurred"))
-        return super().render_lines(crop)
+        strips = super().render_lines(crop)
+        if len(self._strips) > 2 * max(1, self.size.height):  # scrolled away: keep the rows on screen only
+            top = int(self.scroll_y)
+            self._strips = {index: kept for index, kept in self._strips.items()
+                            if top <= index < top + self.size.height}
+        return strips
 
     def render_line(self, y: int) -> Strip:
         index = y + int(self.scroll_y)
         width = self.size.width
-        base = self._styles.base
+        styles = self._styles
         if index >= len(self._rows):
-            return Strip.blank(width, base)
+            return Strip.blank(width, styles.base)
         line = self._rows.line(index)
-        shows, label = self._label(line)
+        widest = self._labels.badge_width
+        label = self._labels.label(line, self.compact, self.app.theme, self.app.theme_variables)
+        self._follow_badge_width(widest)
         cursor = index == self.cursor
-        key = (index, line, shows, cursor, cursor and self.has_focus, index == self.hover_row, width, base)
-        strip = self._strips.get(key)
-        if strip is None:
-            strip = self._strips[key] = draw_row(line, label, width=width, styles=self._styles, row_index=index,
-                                                hover=index == self.hover_row, on_cursor=cursor,
-                                                focused=self.has_focus, console=self.app.console)
+        hover = index == self.hover_row
+        place = (line, cursor, cursor and self.has_focus, hover, width, styles)
+        drawn = self._strips.get(index)
+        if drawn is not None and drawn[0] == place and (drawn[1] is label or drawn[1] == label):
+            return drawn[2]
+        strip = draw_row(line, label, width=width, styles=styles, row_index=index, hover=hover, on_cursor=cursor,
+                         focused=self.has_focus, console=self.app.console)
+        self._strips[index] = (place, label, strip)
         return strip
 
 

@@ -8,15 +8,20 @@ throughput contradicts the console's rate, the row says so.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from rich.console import Console
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual.geometry import Size
 from textual.widgets import Static
 
 from omeconsole.core import units
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import NodeStats
+from omeconsole.ui.widgets.cell_grid import CellLines, column_widths, fits, grid_lines
 
 DISAGREE = "⚠ differs from ours"
 TWO_COLUMNS = 84
@@ -75,44 +80,59 @@ def totals_rows(view: NodeView, now: float) -> list[tuple[str, str]]:
 
 
 class TotalsPanel(Static):
+    """The pairs drawn for the width the panel has when it is drawn (a resize draws them again)."""
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.border_title = "totals"
         self._rows: list[tuple[str, str]] = []
-        self._laid_out = (0, 0)
+        self._drawn: tuple[tuple[object, ...], CellLines | Table] | None = None
 
     def show(self, view: NodeView, now: float) -> None:
         rows = totals_rows(view, now)
         if rows != self._rows:
+            grown = len(rows) != len(self._rows)
             self._rows = rows
-            self._draw()
+            self.refresh(layout=grown)
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # labels in muted
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        columns = 2 if width >= TWO_COLUMNS else 1
+        return (len(self._rows) + columns - 1) // columns
 
-    def on_resize(self) -> None:
-        self._draw()
+    def render(self) -> CellLines | Table:
+        """One column of label/value pairs, or two side by side when the panel is wide enough: labels in
+        muted padded to the widest of their column, values (and, on a narrow panel, labels) cut with …"""
+        width = self.content_size.width
+        key = (tuple(self._rows), width, self.app.theme)
+        if self._drawn is None or self._drawn[0] != key:
+            self._drawn = key, totals_text(self._rows, width, self.app.theme_variables, self.app.console)
+        return self._drawn[1]
 
-    def _draw(self) -> None:
-        """One column of label/value pairs, or two side by side when the panel is wide enough."""
-        rows = self._rows
-        columns = 2 if self.content_size.width >= TWO_COLUMNS else 1
-        colours = self.app.theme_variables
-        muted = colours.get("muted", "")
-        table = Table.grid(padding=(0, 1))
+
+def totals_text(rows: list[tuple[str, str]], width: int, colours: Mapping[str, str],
+                console: Console) -> CellLines | Table:
+    """The pairs as lines of text, or as a table sharing the cut between labels and values where they do not fit."""
+    columns = 2 if width >= TWO_COLUMNS else 1
+    muted = colours.get("muted", "")
+    height = (len(rows) + columns - 1) // columns
+    lines: list[list[Text]] = []
+    for line in range(height):
+        cells: list[Text] = []
         for column in range(columns):
-            table.add_column(style=muted, no_wrap=True)
-            table.add_column(no_wrap=True, overflow="ellipsis", ratio=1 if column == columns - 1 else None)
-        height = (len(rows) + columns - 1) // columns
-        for line in range(height):
-            cells: list[Text] = []
-            for column in range(columns):
-                index = column * height + line
-                label, value = rows[index] if index < len(rows) else ("", "")
-                cell = Text(value, style=muted if value in (units.NA, units.INVALID) else "")
-                if DISAGREE in value:
-                    cell.highlight_words([DISAGREE], style=colours.get("state-stale", ""))
-                cells += [Text(label), cell]
-            table.add_row(*cells)
-        self.update(table, layout=(len(rows), columns) != self._laid_out)
-        self._laid_out = (len(rows), columns)
+            index = column * height + line
+            label, value = rows[index] if index < len(rows) else ("", "")
+            cell = Text(value, style=muted if value in (units.NA, units.INVALID) else "")
+            if DISAGREE in value:
+                cell.highlight_words([DISAGREE], style=colours.get("state-stale", ""))
+            cells += [Text(label, style=muted), cell]
+        lines.append(cells)
+    widths = column_widths(lines)
+    if fits(widths, width):
+        return grid_lines(lines, widths, [console.get_style(muted), Style.null()] * columns, console)
+    table = Table.grid(padding=(0, 1))
+    for column in range(columns):
+        table.add_column(style=muted, no_wrap=True)
+        table.add_column(no_wrap=True, overflow="ellipsis", ratio=1 if column == columns - 1 else None)
+    for cells in lines:
+        table.add_row(*cells)
+    return table

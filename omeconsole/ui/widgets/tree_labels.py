@@ -1,5 +1,8 @@
 """The labels of the node tree's rows: built only for rows drawn, cached by what they show.
 
+A label built again that reads as before is the same object as before, so the tree keeps the row's drawn
+picture and does not repaint it.
+
 A node's label is its name, marks and badges (`badges.node_label`); an ended stream's says its recorded
 life when the screen knows it ("■ ended  ended 3 h 02 min ago — peak 812 viewers, …"); an "ended" group
 says how many it holds; a server's row is the label the screen gave (its health and totals).
@@ -7,11 +10,11 @@ says how many it holds; a server's row is the label the screen gave (its health 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual.cache import LRUCache
 
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
@@ -27,6 +30,8 @@ MarksOf = Callable[[NodePath], Marks]
 """Flags a node shows after its name (an ad break, alerts): the screen decides what they are."""
 EndedNote = Callable[[NodePath], str | None]
 """What an ended stream's row says of its life (None: nothing recorded; its last readings are shown)."""
+KEPT = 512
+"""Labels kept (the least recently drawn go first): a few screens of rows."""
 
 
 def _no_marks(_path: NodePath) -> Marks:
@@ -60,7 +65,7 @@ class TreeLabels:
         self.marks_of: MarksOf = _no_marks
         self.ended_note: EndedNote = _no_note
         self.servers: dict[str, Text] = {}
-        self._cache: LRUCache[NodePath, tuple[tuple[object, ...], Text]] = LRUCache(512)
+        self._cache: OrderedDict[NodePath, tuple[tuple[object, ...], Text]] = OrderedDict()
         self.badge_width = 0
         """The widest badges of a live node built so far (the tree's width follows it)."""
 
@@ -82,26 +87,32 @@ class TreeLabels:
         return (view.state, latest.at if latest else None, view.info.source_type if view.info else None,
                 compact, theme, self.marks_of(row.path), row.ended, note)
 
-    def is_old(self, row: Row, compact: bool, theme: str) -> bool:
+    def relabel(self, row: Row, compact: bool, theme: str, colours: Mapping[str, str]) -> bool:
+        """Bring a node's label up to date; True when it now reads differently (its row needs repainting)."""
         cached = self._cache.get(row.path)
-        return cached is None or cached[0] != self.shows(row, compact, theme)
+        return self.label(row, compact, theme, colours) is not (cached[1] if cached is not None else None)
 
-    def label(self, line: Line, compact: bool, theme: str, colours: Mapping[str, str]) -> tuple[object, Text]:
-        """The row's label and its cache key (what it shows)."""
+    def label(self, line: Line, compact: bool, theme: str, colours: Mapping[str, str]) -> Text:
+        """The row's label: the cached one while what it shows is unchanged, and while a new one reads the same."""
         if isinstance(line, ServerRow):
-            shown = self.servers.get(line.profile, Text())
-            return ("server", line.profile, shown.plain, theme), shown
+            return self.servers.get(line.profile, Text())
         if line.group:
-            return ("group", line.held, theme), group_label(line.held, colours)
+            return group_label(line.held, colours)
         key = self.shows(line, compact, theme)
         cached = self._cache.get(line.path)
         if cached is not None and cached[0] == key:
-            return cached
+            self._cache.move_to_end(line.path)
+            return cached[1]
         note = key[-1]
         if isinstance(note, str):
             label = ended_label(line.path, note, colours)
         else:
             label = node_label(self.view_of(line.path), colours, compact=compact, marks=self.marks_of(line.path))
             self.badge_width = max(self.badge_width, label.cell_len - cell_len(visible(line.path.name)) - 2)
+        if cached is not None and cached[1] == label:
+            label = cached[1]  # a new reading with the same figures: the drawn row stays as it is
         self._cache[line.path] = (key, label)
-        return key, label
+        self._cache.move_to_end(line.path)
+        if len(self._cache) > KEPT:
+            self._cache.popitem(last=False)
+        return label
