@@ -20,8 +20,9 @@ from omeconsole.core.text import visible
 
 _FULL = "█"
 _PARTIAL = " ▏▎▍▌▋▊▉"
-SHRINK_AFTER = 10
-"""Readings in a row that need fewer lines before the panel shrinks to the most of them."""
+SHRINK_AFTER = 30
+"""Readings in a row that need fewer lines before the panel shrinks to the most of them (half a minute at
+the default interval: a protocol that comes and goes more often than that keeps its line)."""
 
 
 def bar(value: int, peak: int, width: int) -> str:
