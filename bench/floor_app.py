@@ -16,6 +16,7 @@ import argparse
 import math
 import random
 from collections import deque
+from collections.abc import Callable
 
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -120,12 +121,17 @@ class FloorApp(App[None]):
         pass
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def run_floor(floor: Callable[[dict[str, dict[str, list[str]]]], App[None]], description: str | None) -> int:
+    """A floor's command line: `--streams 8` (the `demo` shape) or `--streams 10000` (the `scale` shape)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--streams", type=int, choices=(8, 10_000), default=8)
     args = parser.parse_args()
-    FloorApp(scale_shape() if args.streams == 10_000 else DEMO_SHAPE).run()
+    floor(scale_shape() if args.streams == 10_000 else DEMO_SHAPE).run()
     return 0
+
+
+def main() -> int:
+    return run_floor(FloorApp, __doc__)
 
 
 if __name__ == "__main__":

@@ -14,12 +14,11 @@ status line's data age every second. A hidden screen is not updated (the console
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 from collections import deque
 
-from floor_app import DEMO_SHAPE, scale_shape
+from floor_app import run_floor
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -228,11 +227,7 @@ class FloorConsoleApp(App[None]):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--streams", type=int, choices=(8, 10_000), default=8)
-    args = parser.parse_args()
-    FloorConsoleApp(scale_shape() if args.streams == 10_000 else DEMO_SHAPE).run()
-    return 0
+    return run_floor(FloorConsoleApp, __doc__)
 
 
 if __name__ == "__main__":
