@@ -9,7 +9,9 @@ record at all (not an object, or not one usable field) is a ProtocolError.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +23,8 @@ MAX_COUNT = 2**63 - 1
 """The largest counter the server's 64-bit fields can hold; anything above is not a real reading."""
 _MAX_TIME_CHARS = 64
 _MAX_DIGITS = 19
+SHARED_VALUES = 1024
+"""Distinct timestamps and connection maps kept for sharing between readings (the least recently read go)."""
 
 
 def count(value: object) -> int | None:
@@ -40,6 +44,13 @@ def timestamp(value: object) -> datetime | None:
     """An ISO 8601 timestamp with a UTC offset that stays in the calendar in UTC; else None."""
     if not isinstance(value, str) or len(value) > _MAX_TIME_CHARS:
         return None
+    return _parsed_time(value)
+
+
+@functools.lru_cache(maxsize=SHARED_VALUES)
+def _parsed_time(value: str) -> datetime | None:
+    """One datetime per distinct string: a stream's creation and peak times, read every second for as long as
+    the console keeps its readings, are the same object in each of them (datetimes are immutable)."""
     try:
         parsed = datetime.fromisoformat(value)
         if parsed.tzinfo is None:
@@ -50,13 +61,31 @@ def timestamp(value: object) -> datetime | None:
     return parsed
 
 
+_shared_maps: OrderedDict[tuple[tuple[str, int], ...], Mapping[str, int]] = OrderedDict()
+
+
 def _connections(value: object) -> Mapping[str, int] | None:
+    """Counts per protocol, one map (never changed once made) per distinct set of counts: a node's readings
+    keep the same counts for seconds or hours, and the engine keeps ten minutes of readings per node on
+    screen, so equal maps (and their protocol names, fresh strings in each JSON reply) are held once, not
+    600 times."""
     if not isinstance(value, dict):
         return None
-    counts = {key: count(number) for key, number in value.items()}
-    if not all(isinstance(key, str) and number is not None for key, number in counts.items()):
-        return None
-    return counts  # type: ignore[return-value]  # checked just above: no None left
+    counts: dict[str, int] = {}
+    for name, number in value.items():
+        parsed = count(number)
+        if not isinstance(name, str) or parsed is None:
+            return None
+        counts[name] = parsed
+    key = tuple(counts.items())
+    shared = _shared_maps.get(key)
+    if shared is None:
+        shared = _shared_maps[key] = counts
+        if len(_shared_maps) > SHARED_VALUES:
+            _shared_maps.popitem(last=False)
+    else:
+        _shared_maps.move_to_end(key)
+    return shared
 
 
 Reader = Callable[[object], object]
