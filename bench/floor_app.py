@@ -21,7 +21,6 @@ from collections.abc import Callable
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Sparkline, Static, Tree
-from textual.widgets.tree import TreeNode
 from textual_plotext import PlotextPlot
 
 DEMO_SHAPE = {"default": {"app": ["backup", "news", "sports", "stream"],
@@ -30,6 +29,18 @@ DEMO_SHAPE = {"default": {"app": ["backup", "news", "sports", "stream"],
 
 def scale_shape() -> dict[str, dict[str, list[str]]]:
     return {f"vh{v}": {f"app{a:03d}": [f"s{a:03d}{s:02d}" for s in range(100)] for a in range(25)} for v in range(4)}
+
+
+def fill_tree(tree: Tree[str], shape: dict[str, dict[str, list[str]]], *, label_parents: bool) -> None:
+    """Hosts, applications and streams, all open, the root hidden. A node with data gets new figures each
+    second: the streams, and (`label_parents`) the hosts and applications as the console's tree has them."""
+    tree.show_root = False
+    for vhost, apps in shape.items():
+        host = tree.root.add(vhost, data=vhost if label_parents else None, expand=True)
+        for app, names in apps.items():
+            branch = host.add(app, data=app if label_parents else None, expand=True)
+            for name in names:
+                branch.add_leaf(name, data=name)
 
 
 class FloorApp(App[None]):
@@ -50,7 +61,6 @@ class FloorApp(App[None]):
         self.random = random.Random(7)
         self.history: deque[float] = deque(maxlen=60)
         self.ticks = 0
-        self.streams: list[TreeNode[str]] = []
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -66,12 +76,7 @@ class FloorApp(App[None]):
 
     def on_mount(self) -> None:
         tree = self.query_one(Tree)
-        tree.show_root = False
-        for vhost, apps in self.shape.items():
-            host = tree.root.add(vhost, expand=True)
-            for app, names in apps.items():
-                branch = host.add(app, expand=True)
-                self.streams.extend(branch.add_leaf(name, data=name) for name in names)
+        fill_tree(tree, self.shape, label_parents=False)
         table = self.query_one(DataTable)
         table.add_column("protocol", key="protocol")
         table.add_column("connections", key="connections")

@@ -18,7 +18,7 @@ import math
 import random
 from collections import deque
 
-from floor_app import run_floor
+from floor_app import fill_tree, run_floor
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -187,13 +187,7 @@ class FloorConsoleApp(App[None]):
 
     def on_mount(self) -> None:
         tree = self.query_one(Tree)
-        tree.show_root = False
-        for vhost, apps in self.shape.items():
-            host = tree.root.add(vhost, data=vhost, expand=True)
-            for app, names in apps.items():
-                branch = host.add(app, data=app, expand=True)
-                for name in names:
-                    branch.add_leaf(name, data=name)
+        fill_tree(tree, self.shape, label_parents=True)
         tree.focus()
         self.tick()
         self.set_interval(1.0, self.tick)
