@@ -14,7 +14,8 @@ the other and in another order the next round, and reports console ÷ floor:
   10,000-node tree, the 30 s after the first data, then `--seconds` from 60 s on;
 - after N minutes of history (`--history-minutes N`, off by default): the demo stream view measured
   once the console has run N minutes (its charts then hold N minutes of samples; the floors, whose
-  charts always hold 60 points, are measured 3 s after their first frame);
+  charts always hold 60 points, are measured 3 s after their first frame); `scale-history`: the same for
+  the `scale` dashboard, whose rows on screen all keep their readings;
 - first data: launch to the first screen showing a reading ("● live"); for the floor, its first frame;
 - GC pauses: the console runs under `bench/gc_probe.py`, which times every collection (`gc.callbacks`).
 
@@ -100,9 +101,10 @@ def plans(seconds: float, history_minutes: float) -> dict[str, Plan]:
                                                  Window("scale steady", 60.0, seconds)), select="default/app000/s0001"),
     }
     if history_minutes > 0:
-        out["history"] = Plan("history", "demo", 8,
-                              (Window(f"after {history_minutes:g} min of history", history_minutes * 60, seconds),),
-                              keys=("Enter",))
+        after = (Window(f"after {history_minutes:g} min of history", history_minutes * 60, seconds),)
+        out["history"] = Plan("history", "demo", 8, after, keys=("Enter",))
+        # The dashboard at 10,000 streams: every row on screen keeps its readings, the most the engine holds.
+        out["scale-history"] = Plan("scale-history", "scale", 10_000, after, select="default/app000/s0001")
     return out
 
 
@@ -214,7 +216,7 @@ FLOORS = {"floor": "floor_console.py", "issue floor": "floor_app.py"}
 
 def floor(name: str) -> Program:
     def run(plan: Plan) -> Launch:
-        if plan.group == "history":
+        if plan.group.endswith("history"):
             # A floor's charts hold 60 points whatever it has run: its window opens as the stream view's does,
             # not after N minutes of machine time that would measure the same thing.
             plan = replace(plan, windows=tuple(replace(w, after_first=3.0) for w in plan.windows))
@@ -269,8 +271,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each measuring window")
     parser.add_argument("--rounds", type=int, default=2, help="console and floor alternate their order each round")
-    parser.add_argument("--phase", action="append", choices=("demo", "stream", "scale", "history"),
-                        help="demo, stream and scale unless given (history needs --history-minutes)")
+    parser.add_argument("--phase", action="append", choices=("demo", "stream", "scale", "history", "scale-history"),
+                        help="demo, stream and scale unless given (history: the demo's stream view, scale-history:"
+                             " the scale dashboard, both after --history-minutes)")
     parser.add_argument("--history-minutes", type=float, default=0.0)
     parser.add_argument("--baseline-source", type=Path,
                         help="a checkout of other console code, run in the same batch (e.g. a `git archive` of main)")
@@ -283,7 +286,7 @@ def main() -> int:
         print("bench_tui: tmux is needed", file=sys.stderr)
         return 2
     available = plans(args.seconds, args.history_minutes)
-    wanted = args.phase or [p for p in ("demo", "stream", "scale", "history") if p in available]
+    wanted = args.phase or [p for p in ("demo", "stream", "scale", "history", "scale-history") if p in available]
     chosen = {name: available[name] for name in wanted if name in available}
     programs: list[Program] = [console(), *(floor(name) for name in FLOORS)]
     if args.baseline_source:
