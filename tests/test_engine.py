@@ -186,7 +186,7 @@ async def test_a_vanished_stream_is_ended_and_keeps_its_history() -> None:
         await run_cycles(engine, clock, 12)
         view = engine.node(path)
         assert view.state is NodeState.ENDED
-        assert len(view.history) == kept and view.latest is view.history[-1]
+        assert len(view.history) == kept and view.latest == view.history[-1]
         assert engine.listing()["vh0"]["app0"].live == ("s0", "s1")
         assert engine.listing()["vh0"]["app0"].ended == ("s2",)
         assert any(u.tree_changed for u in updates)

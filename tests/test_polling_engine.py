@@ -191,6 +191,35 @@ async def test_history_serves_chart_windows_up_to_an_hour_in_bounded_memory_with
         assert grown / len(views) < 1500  # a view is a few small objects, not 60 readings and 240 points
 
 
+async def test_the_readings_kept_for_export_give_the_garbage_collector_nothing_more_to_walk() -> None:
+    """Ten minutes of full readings per node on screen must not lengthen every full collection (a pause the
+    operator sees as a stalled screen): what a collection walks stays the same as the rings fill."""
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=4)
+    on_screen = [NodePath("vh0", "app0", f"s{i}") for i in range(4)]
+    async with fake.serving(), fake.client() as client:
+        engine = PollingEngine(client, clock, PollSettings(interval=1.0, history_seconds=300), rng=random.Random(1))
+        engine.select(S0)
+        engine.set_on_screen(on_screen)
+
+        async def tracked_after(cycles: int) -> int:
+            for _ in range(cycles):
+                await engine.poll_cycle()
+                clock.advance(1.0)
+            assert fake.server is not None
+            fake.server.requests.clear()  # the test server's own log of what it was asked
+            gc.collect()
+            return len(gc.get_objects())
+
+        early = await tracked_after(100)  # the decoder's bounded caches of shared values are full by now
+        full = await tracked_after(200)
+        kept = [len(engine.node(path).history) for path in on_screen]
+        assert min(kept) >= 290  # each node on screen holds its readings: they are all there to export
+        assert engine.node(S0).history[-1] == engine.node(S0).latest
+        # 800 more readings held (4 nodes x 200): as objects they were over 3,000 more for every collection.
+        assert full - early < 100, f"{full - early} more objects tracked once the readings were kept"
+
+
 async def test_each_node_says_how_often_it_was_really_sampled() -> None:
     clock = FakeClock()
     fake = FakeOme(clock, vhosts=1, apps_per_vhost=2, streams_per_app=50)

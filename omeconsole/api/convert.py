@@ -128,7 +128,14 @@ def _stats(raw: object, what: str, layout: Layout, **known: Any) -> NodeStats:
         values[field] = value
     if len(invalid) == len(layout):
         raise ProtocolError(f"{what}: the reply is not a statistics record (no usable field)")
-    return NodeStats(**values, invalid=frozenset(invalid))
+    return NodeStats(**values, invalid=_field_names(frozenset(invalid)))
+
+
+@functools.lru_cache(maxsize=SHARED_VALUES)
+def _field_names(names: frozenset[str]) -> frozenset[str]:
+    """One set per distinct set of invalid fields (almost always the empty one): even an empty frozenset is a
+    new 216-byte object each time it is made, and the engine keeps ten minutes of readings."""
+    return names
 
 
 def stats_from_v2(raw: object, what: str) -> NodeStats:

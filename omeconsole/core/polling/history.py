@@ -2,14 +2,15 @@
 
 Two rings per node, both handed out as views that copy nothing:
 - readings: the last `history_capacity` Samples (history_seconds / interval: 600 at the defaults), each
-  with the server's whole record (what an export writes);
+  with the server's whole record (what an export writes), stored by column (`reading_ring.py`): nothing
+  per reading for the garbage collector to walk;
 - series: at most `chart_capacity` points of (time, rate in, rate out, viewers) in four float arrays:
   7,200 points (225 KiB), one hour at the fastest interval (0.5 s), for chart windows of 1 m to 1 h.
   Floats are not tracked by the garbage collector, so an hour of history adds nothing to a collection.
 
 Only watched nodes (selected or on screen) get rings, plus the `keep_recent` most recently watched ones
 (scrolling away and back keeps a chart). The bound is therefore (watched + keep_recent) x (readings of
-~1 KiB + 225 KiB of series); every other node keeps only its latest reading, outside this store.
+~0.5 KiB + 225 KiB of series); every other node keeps only its latest reading, outside this store.
 A view stays correct while its reader holds it: it shows the items that existed when it was made, and
 shrinks from the old end if the ring overwrites them meanwhile.
 """
@@ -23,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol, TypeVar, overload
 
+from omeconsole.core.polling.reading_ring import ReadingRing
 from omeconsole.model.nodes import NO_SERIES, Point, Series, SeriesColumns
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
@@ -54,43 +56,12 @@ def _get(ring: _Ring[T], end: int, index: int | slice) -> T | list[T]:
     return ring.item(start + index)
 
 
-class SampleRing:
-    """The last `capacity` samples, overwritten in place (no deque shifting under a reader)."""
-
-    __slots__ = ("_capacity", "_items", "count")
-
-    def __init__(self, capacity: int) -> None:
-        self._capacity = capacity
-        self._items: list[Sample] = []
-        self.count = 0
-        """Samples ever appended: the sequence number of the next one."""
-
-    def append(self, sample: Sample) -> None:
-        if len(self._items) < self._capacity:
-            self._items.append(sample)
-        else:
-            self._items[self.count % self._capacity] = sample
-        self.count += 1
-
-    def first_kept(self) -> int:
-        return max(0, self.count - self._capacity)
-
-    def item(self, seq: int) -> Sample:
-        return self._items[seq % self._capacity]
-
-    def view(self) -> SampleView:
-        return SampleView(self, self.count)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
 class SampleView(Sequence[Sample]):
     """Read-only, oldest first; the samples up to when it was made."""
 
     __slots__ = ("_end", "_ring")
 
-    def __init__(self, ring: SampleRing, end: int) -> None:
+    def __init__(self, ring: ReadingRing, end: int) -> None:
         self._ring = ring
         self._end = end
 
@@ -221,7 +192,7 @@ class _Rings:
     __slots__ = ("readings", "series")
 
     def __init__(self, readings: int, series: int) -> None:
-        self.readings = SampleRing(readings)
+        self.readings = ReadingRing(readings)
         self.series = SeriesRing(series)
 
 
@@ -272,7 +243,7 @@ class HistoryStore:
         rings = self._rings.get(path)
         if rings is None:
             return (), NO_SERIES
-        return rings.readings.view(), rings.series.view()
+        return SampleView(rings.readings, rings.readings.count), rings.series.view()
 
     def forget(self, path: NodePath) -> None:
         self._rings.pop(path, None)

@@ -57,6 +57,9 @@ the totals stay below for this long, which is taken as counters restarted withou
 MAX_CLOCK_RATIO = 10.0
 """The server's ingress clock is not believed if it moved more than this many times the console's
 elapsed time (plus 10 s): a stamp from another century, a clock set forward by hours."""
+_DISAGREE = {(False, False): frozenset(), (True, False): frozenset({"in"}), (False, True): frozenset({"out"}),
+             (True, True): frozenset({"in", "out"})}
+"""Sample.disagree by (in, out): four shared sets, not a new one per reading the engine keeps."""
 
 WindowClock = Literal["server", "console"]
 
@@ -139,15 +142,12 @@ class RateWindow:
         rate_in = _rate(reads, _bytes_in)
         rate_out = _rate(reads, _bytes_out)
         window = rate_in if rate_in is not None else rate_out
-        disagree: set[str] = set()
-        if _disagrees(reads, rate_in, _avg_in, _counter(stats.max_throughput_in_bps)):
-            disagree.add("in")
-        if _disagrees(reads, rate_out, _avg_out, _counter(stats.max_throughput_out_bps)):
-            disagree.add("out")
+        disagree = _DISAGREE[(_disagrees(reads, rate_in, _avg_in, _counter(stats.max_throughput_in_bps)),
+                              _disagrees(reads, rate_out, _avg_out, _counter(stats.max_throughput_out_bps)))]
         return Sample(at=at, rate_in_bps=None if rate_in is None else rate_in.bps,
                       rate_out_bps=None if rate_out is None else rate_out.bps, viewers=stats.total_connections,
                       stats=stats, window_s=None if window is None else window.seconds,
-                      window_clock=None if window is None else window.clock, disagree=frozenset(disagree))
+                      window_clock=None if window is None else window.clock, disagree=disagree)
 
     def sampled_every(self) -> float | None:
         """Mean seconds between the readings in the window (None with fewer than two)."""
