@@ -11,6 +11,7 @@ from omeconsole.model.readings import NodeStats, Sample
 
 NEWS = NodePath("default", "app", "news")
 TOKYO = timezone(timedelta(hours=9))
+CET = timezone(timedelta(hours=1), "CET")
 
 
 def stats(second: int, **changes: object) -> NodeStats:
@@ -42,7 +43,8 @@ def test_kept_readings_are_the_readings_taken_field_for_field() -> None:
     store = HistoryStore(readings=600, series=600)
     store.watch([NEWS])
     taken = [sample(0, total_bytes_in=None, connections_in=None, last_updated=None), sample(1),
-             sample(2, total_bytes_out=2**70)]  # a value no server's 64-bit counter holds, made by hand
+             # By hand, what the decoder never makes: a value no 64-bit counter holds, a time in a named zone.
+             sample(2, total_bytes_out=2**70, last_sent=datetime(2026, 11, 25, 9, tzinfo=CET))]
     for reading in taken:
         store.record(NEWS, reading)
     kept, _ = store.views(NEWS)
@@ -50,6 +52,7 @@ def test_kept_readings_are_the_readings_taken_field_for_field() -> None:
     assert kept[1].stats.last_updated is not None and kept[1].stats.last_updated.utcoffset() == timedelta(hours=9)
     assert kept[0].rate_in_bps is None and kept[0].stats.total_bytes_in is None
     assert kept[2].stats.total_bytes_out == 2**70
+    assert kept[2].stats.last_sent is not None and kept[2].stats.last_sent.tzname() == "CET"
 
 
 def test_a_full_ring_keeps_the_newest_readings_in_order_and_an_old_view_loses_only_the_overwritten() -> None:

@@ -4,9 +4,9 @@ The engine keeps ten minutes of full readings (600 at the defaults) for every no
 thousands of readings on a busy dashboard. Kept as `Sample` objects, each reading was two objects the
 collector tracks (the sample and its statistics record), and every full collection walked all of them:
 pauses grew with the console's uptime. Here each field is one column: floats in a float array, counters
-in a 64-bit integer array (the decoder bounds them to 0..2**63-1), every other value (times, the shared
-maps of counts per protocol, names of invalid fields) in a list of references to immutable values, which
-the collector does not track. A reading is made again, equal to the one appended, when it is read: an
+in a 64-bit integer array (the decoder bounds them to 0..2**63-1), times as two numbers, every other value
+(the shared maps of counts per protocol, names of invalid fields) in a list of references to immutable
+values, which the collector does not track. A reading is made again, equal to the one appended, when it is read: an
 export, a chart of a node without a compact series.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import fields
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from omeconsole.model.readings import NodeStats, Sample
@@ -67,6 +68,48 @@ class _Ints:
         return self.aside.get(slot) if value == _NO_INT else value
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+class _Times:
+    """Times in 12 bytes each (microseconds since the epoch and the UTC offset in seconds), not a 48-byte
+    object per reading: a node's update, receive and send times move with every reading. A time these
+    two numbers would not make again exactly (no offset, an offset that is not whole seconds, a named
+    zone) is kept aside as it is."""
+
+    __slots__ = ("aside", "offsets", "values")
+
+    def __init__(self) -> None:
+        self.values = array("q")
+        self.offsets = array("i")
+        self.aside: dict[int, datetime] = {}
+
+    def append(self, value: datetime | None) -> None:
+        self.values.append(_NO_INT)
+        self.offsets.append(0)
+        self.put(len(self.values) - 1, value)
+
+    def put(self, slot: int, value: datetime | None) -> None:
+        self.aside.pop(slot, None)
+        self.values[slot] = _NO_INT
+        if value is None:
+            return
+        offset = value.utcoffset()
+        if (type(value) is not datetime or type(value.tzinfo) is not timezone or offset is None
+                or offset.microseconds or value.tzname() != timezone(offset).tzname(None)):
+            self.aside[slot] = value
+            return
+        self.values[slot] = (value - _EPOCH) // _MICROSECOND
+        self.offsets[slot] = offset.days * 86_400 + offset.seconds
+
+    def get(self, slot: int) -> datetime | None:
+        value = self.values[slot]
+        if value == _NO_INT:
+            return self.aside.get(slot)
+        return (_EPOCH + value * _MICROSECOND).astimezone(timezone(timedelta(seconds=self.offsets[slot])))
+
+
 class _Refs:
     """Immutable values by reference (shared where the decoder shares them)."""
 
@@ -85,8 +128,9 @@ class _Refs:
         return self.values[slot]
 
 
-_Column = _Floats | _Ints | _Refs
-_KIND: dict[str, type[_Column]] = {"float": _Floats, "float | None": _Floats, "int | None": _Ints}
+_Column = _Floats | _Ints | _Times | _Refs
+_KIND: dict[str, type[_Column]] = {"float": _Floats, "float | None": _Floats, "int | None": _Ints,
+                                   "datetime | None": _Times}
 """A column per declared type (the models' annotations are strings: `from __future__ import annotations`)."""
 _SAMPLE_FIELDS = tuple((f.name, _KIND.get(str(f.type), _Refs)) for f in fields(Sample) if f.name != "stats")
 _STATS_FIELDS = tuple((f.name, _KIND.get(str(f.type), _Refs)) for f in fields(NodeStats))
