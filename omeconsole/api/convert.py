@@ -10,6 +10,7 @@ record at all (not an object, or not one usable field) is a ProtocolError.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -61,7 +62,14 @@ def _parsed_time(value: str) -> datetime | None:
     return parsed
 
 
-_shared_maps: OrderedDict[tuple[tuple[str, int], ...], Mapping[str, int]] = OrderedDict()
+_shared_maps: OrderedDict[tuple[object, ...], Mapping[str, int]] = OrderedDict()
+"""Keyed by the map's names and counts in one flat tuple (a tuple per pair would double an entry's size)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _protocol(name: str) -> str:
+    """One string per protocol name: a server names a dozen, in every reply, in each of the shared maps."""
+    return name
 
 
 def _connections(value: object) -> Mapping[str, int] | None:
@@ -76,8 +84,8 @@ def _connections(value: object) -> Mapping[str, int] | None:
         parsed = count(number)
         if not isinstance(name, str) or parsed is None:
             return None
-        counts[name] = parsed
-    key = tuple(counts.items())
+        counts[_protocol(name)] = parsed
+    key = tuple(itertools.chain.from_iterable(counts.items()))
     shared = _shared_maps.get(key)
     if shared is None:
         shared = _shared_maps[key] = counts
