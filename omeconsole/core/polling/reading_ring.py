@@ -6,8 +6,8 @@ collector tracks (the sample and its statistics record), and every full collecti
 pauses grew with the console's uptime. Here each field is one column: floats in a float array, counters
 in a 64-bit integer array (the decoder bounds them to 0..2**63-1), times as two numbers, every other value
 (the shared maps of counts per protocol, names of invalid fields) in a list of references to immutable
-values, which the collector does not track. A reading is made again, equal to the one appended, when it is read: an
-export, a chart of a node without a compact series.
+values, which the collector does not track. A reading is made again, equal to the one appended, when it
+is read: an export, a chart of a node without a compact series.
 """
 
 from __future__ import annotations
