@@ -178,21 +178,24 @@ class ConsoleApp(App[None]):
         if started is not None:
             self.post_message(LinkChanged())  # a refused token may have been answered before this listened
             if session.engine.settings.freeze_gc:
-                self.run_worker(self._freeze_once_shown(shown), group="gc", exit_on_error=False)
+                self.run_worker(self._freeze_once_drawn(shown), group="gc", exit_on_error=False)
         self._tell_unknown_outcomes(live)
         if previous is not None:
             self.run_worker(previous.session.aclose(), group="close", exit_on_error=False)
             if previous.past is not None:
                 previous.past.close()
 
-    @staticmethod
-    async def _freeze_once_shown(shown: Awaitable[object]) -> None:
+    async def _freeze_once_drawn(self, shown: Awaitable[object]) -> None:
         """The engine set aside what existed at its first listing (`PollSettings.freeze_gc`), which came
         before this app was built: the app, its stylesheet and its first screen live as long as the
-        process too, so no full collection should scan them."""
+        process too, so no full collection should scan them. Done once the first screen is on the
+        terminal, not before: the collection is not what the user is waiting for. The command line held
+        collections off from launch (`cli/console_start.py`); they resume here."""
         await shown
+        await self.screen.wait_for_refresh()
         gc.collect()
         gc.freeze()
+        gc.enable()
 
     def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
         """The first screen of a session (a replay's app shows its own)."""
