@@ -37,7 +37,7 @@ from bench_polling import TOKEN, start_simulator
 
 from omeconsole.api.client import OmeClient
 from omeconsole.cli.main import main as omeconsole_main
-from omeconsole.cli.record_cmd import LISTING_INTERVAL_S
+from omeconsole.cli.parser import LISTING_INTERVAL_S
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.history.engine_source import EngineSampleSource
 from omeconsole.core.history.observations import ObservedSample, ServerId

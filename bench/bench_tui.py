@@ -22,6 +22,13 @@ the other and in another order the next round, and reports console ÷ floor:
 CPU is the process's utime+stime from /proc over each window, divided by wall time; peak memory is
 its VmHWM. The simulator runs as its own process (`ome-simulator --scenario NAME`, real clock).
 
+The consoles run with their bytecode cached, as an install leaves it (pip compiles a wheel's modules;
+this sandbox's PYTHONDONTWRITEBYTECODE=1 would have an editable checkout recompile every module of
+ours at every launch, which the floors, whose Textual is compiled, never pay): each launch runs under
+`env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=<a directory made for the batch>`, and each
+console program imports `omeconsole.cli.main` and `omeconsole.ui.app` once, untimed, before the
+timed launches fill that cache.
+
     .venv/bin/python bench/bench_tui.py [--seconds 30] [--rounds 2] [--phase demo ...] [--history-minutes 10]
         [--baseline-source DIR] [--server-latency-ms MS] [--json]
 
@@ -186,16 +193,29 @@ def _alive(program: str, pid: int, session: str) -> None:
                            f"{_tmux('capture-pane', '-p', '-S', '-60', '-t', session)}")
 
 
-def console(source: Path | None = None) -> Program:
+def _cached_bytecode(cache: Path) -> str:
+    """The launch prefix that keeps compiled modules in `cache`, as an installed package has them."""
+    return f"env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX={cache}"
+
+
+def warm_up(cache: Path, source: Path | None = None) -> None:
+    """One untimed import of the console's command line and UI, which compiles them into `cache`."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", "import omeconsole.cli.main, omeconsole.ui.app"], check=True,
+                   cwd=source or ROOT, env={**env, "PYTHONPYCACHEPREFIX": str(cache)})
+
+
+def console(cache: Path, source: Path | None = None) -> Program:
     """The console of this tree, or (`source`) the `omeconsole` package of another checkout, with this
-    tree's environment: a baseline run in the same batch."""
+    tree's environment: a baseline run in the same batch. Bytecode is cached in `cache` (see above)."""
     name = "baseline" if source else "console"
     # Run from `source`: the probe puts the working directory first on the path, before this tree.
     def run(plan: Plan) -> Launch:
         simulator, api_url = _start_simulator(plan.scenario)
         with tempfile.NamedTemporaryFile(prefix="bench-tui-gc-", suffix=".log") as gc_log:
             try:
-                launch = run_in_tmux(name, f"{sys.executable} {ROOT / 'bench' / 'gc_probe.py'} {gc_log.name} "
+                launch = run_in_tmux(name, f"{_cached_bytecode(cache)} {sys.executable} "
+                                     f"{ROOT / 'bench' / 'gc_probe.py'} {gc_log.name} "
                                      f"--api-url {api_url} --token {TOKEN} --select {plan.select}", plan,
                                      cwd=source or ROOT)
             finally:
@@ -288,15 +308,21 @@ def main() -> int:
     available = plans(args.seconds, args.history_minutes)
     wanted = args.phase or [p for p in ("demo", "stream", "scale", "history", "scale-history") if p in available]
     chosen = {name: available[name] for name in wanted if name in available}
-    programs: list[Program] = [console(), *(floor(name) for name in FLOORS)]
-    if args.baseline_source:
-        programs.append(console(args.baseline_source.resolve()))
-    launches: list[Launch] = []
-    for round_ in range(args.rounds):
-        for plan in chosen.values():
-            # Each round starts with a different program, so none always runs first (or last).
-            turn = round_ % len(programs)
-            launches.extend(run(plan) for run in programs[turn:] + programs[:turn])
+    cache = Path(tempfile.mkdtemp(prefix="bench-tui-pyc-"))
+    try:
+        warm_up(cache)
+        programs: list[Program] = [console(cache), *(floor(name) for name in FLOORS)]
+        if args.baseline_source:
+            warm_up(cache, args.baseline_source.resolve())
+            programs.append(console(cache, args.baseline_source.resolve()))
+        launches: list[Launch] = []
+        for round_ in range(args.rounds):
+            for plan in chosen.values():
+                # Each round starts with a different program, so none always runs first (or last).
+                turn = round_ % len(programs)
+                launches.extend(run(plan) for run in programs[turn:] + programs[:turn])
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
     if args.json:
         print(json.dumps([asdict(launch) for launch in launches], indent=2))
         return 0

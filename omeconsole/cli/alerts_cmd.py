@@ -12,7 +12,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -21,18 +21,6 @@ from omeconsole.api.errors import OmeError
 from omeconsole.cli import exit_codes
 from omeconsole.cli.output import complain
 from omeconsole.core.text import visible
-
-DEFAULT_EXPORTER = "http://127.0.0.1:9464"
-
-
-def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    parser = add("alerts", "current alerts (firing, pending, recently resolved) from a running exporter")
-    parser.add_argument("--exporter", default=DEFAULT_EXPORTER, metavar="URL",
-                        help=f"the exporter to ask (default {DEFAULT_EXPORTER})")
-    parser.add_argument("--json", action="store_true", help="the exporter's JSON (JSON lines with --watch)")
-    parser.add_argument("--watch", action="store_true", help="keep reading; print each change as it happens")
-    parser.add_argument("--interval", type=float, default=2.0, help="seconds between readings (--watch)")
-    parser.add_argument("--count", type=int, default=None, help="stop after this many readings (--watch)")
 
 
 def _time(text: object) -> datetime | None:

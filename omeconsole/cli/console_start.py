@@ -5,7 +5,8 @@ therefore makes the session first, with the connector the console itself uses, a
 the event loop the console will then run on: edition detection (whose reply is the first reading),
 the first listing and the selected node's first reading travel while a worker thread imports the UI.
 The console adopts that running session (`run_app(..., started=...)`) rather than connecting again,
-so its first screen draws what has already arrived.
+so its first screen draws what has already arrived. Garbage collection stays off (the command line
+turned it off at launch) until that first screen is drawn: the console turns it back on then.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def run_console(settings: Settings, select: str | None) -> int:
     started: Started | None = None
     try:
         started = loop.run_until_complete(_start(loop, settings, select))
+        if started is None:
+            gc.enable()  # the console connects itself: nothing resumes collections after its first screen
         # The engine's task goes on with its requests (on this loop) while the UI is imported.
         module: ModuleType = loop.run_until_complete(asyncio.to_thread(importlib.import_module, CONSOLE_MODULE))
         gc.freeze()  # the UI's modules live as long as the process (as the engine's own freeze intends)

@@ -6,9 +6,12 @@ Kept with the command line (the core says what happened; only here is that a num
 from __future__ import annotations
 
 import signal
+from typing import TYPE_CHECKING
 
 from omeconsole.api.errors import OmeError, OutcomeUnknown, RequestTimeout, UnreachableError
-from omeconsole.core.adops.controller import SendOutcome
+
+if TYPE_CHECKING:  # the statuses are read by every command's parser: they import no ad operations
+    from omeconsole.core.adops.controller import SendOutcome
 
 OK = 0
 REFUSED = 1

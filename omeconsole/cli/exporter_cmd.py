@@ -15,7 +15,6 @@ import contextlib
 import logging
 import signal
 import sys
-from collections.abc import Callable
 from ipaddress import ip_address
 from typing import TYPE_CHECKING
 
@@ -29,35 +28,6 @@ from omeconsole.core.text import visible
 
 if TYPE_CHECKING:  # uvicorn and prometheus_client load when the exporter runs, not at every start (the console's)
     from omeconsole.core.exporter.service import Exporter
-
-DEFAULT_LISTEN = "127.0.0.1:9464"
-
-
-def listen_address(text: str) -> tuple[str, int]:
-    """`HOST:PORT` or `[IPv6]:PORT`; argparse reports anything else as a usage error."""
-    host, sep, port = text.rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT (for example {DEFAULT_LISTEN}), got {text!r}")
-    return host, int(port)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
-def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    parser = add("exporter", "serve Prometheus metrics (/metrics) and current alerts (/alerts) for a server "
-                 "(or with --fleet, every server of a fleet)")
-    parser.add_argument("--listen", type=listen_address, default=listen_address(DEFAULT_LISTEN),
-                        metavar="HOST:PORT", help=f"where to serve (default {DEFAULT_LISTEN}: this machine only)")
-    parser.add_argument("--max-streams", type=_positive, default=1000, metavar="N",
-                        help="streams with series of their own, busiest and newest first (default 1000); "
-                             "the rest are counted in their application's series")
-
 
 def _loopback(host: str) -> bool:
     if host == "localhost":

@@ -15,14 +15,12 @@ import csv
 import json
 import sys
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 
 from omeconsole.cli import exit_codes
 from omeconsole.cli.output import complain
 from omeconsole.core.config import ConfigError, Settings, load_settings
-from omeconsole.core.history.settings import parse_duration
 from omeconsole.core.history.target import Target
 from omeconsole.core.text import visible
 from omeconsole.core.units import count, rate, size
@@ -34,55 +32,6 @@ if TYPE_CHECKING:  # the store's modules are imported when the command runs, not
     from omeconsole.core.history.summary import StreamSummary
 
 DEFAULT_SINCE_S = 3600.0
-
-
-def duration_argument(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _moment(text: str) -> float:
-    """ISO 8601 (local time unless it has an offset or Z) or epoch seconds, as epoch seconds."""
-    stripped = text.strip()
-    try:
-        return float(stripped)
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(stripped)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a time: {text!r} (use 2026-01-31T14:00, with an offset or Z "
-                                         "for another zone than the local one, or epoch seconds)") from None
-    return (moment if moment.tzinfo else moment.astimezone()).timestamp()
-
-
-def _target(text: str) -> Target:
-    try:
-        return Target.parse(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    history = add("history", "recorded samples of a node, live or ended (from the history store; no server is asked)")
-    history.add_argument("target", nargs="?", type=_target, metavar="[PROFILE:]VHOST[/APP[/STREAM]]",
-                         help="the node; without it, the recorded streams and their summaries")
-    since = history.add_mutually_exclusive_group()
-    since.add_argument("--since", type=duration_argument, help="how far back from --to (default 1h): 90s, 30m, 2h, 7d")
-    since.add_argument("--from", dest="start", type=_moment, metavar="T",
-                       help="start: ISO 8601 (local time unless it says otherwise) or epoch seconds")
-    history.add_argument("--to", dest="end", type=_moment, metavar="T", help="end (default now)")
-    history.add_argument("--step", type=duration_argument,
-                         help="one point per STEP (10s, 1m, 1h); default: every sample "
-                         "as taken while kept at full resolution, else the stored tier's buckets")
-    output = history.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="one JSON document")
-    output.add_argument("--csv", action="store_true", help="CSV with a header row (gaps are rows of empty cells)")
-    history.add_argument("--ended", action="store_true", help="without TARGET: only the streams that ended")
-    history.add_argument("--db", help="the history database (default: $OMECONSOLE_HISTORY_DB, [history] path, "
-                         "or history.sqlite3 in the user data directory)")
 
 
 class _Refused(Exception):

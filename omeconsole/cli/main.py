@@ -1,181 +1,63 @@
 """`omeconsole`: the terminal console (no subcommand), its demo, and scriptable commands.
 
 Global options work before or after the subcommand. Settings come from flags > environment >
-the config file's profile (see `omeconsole config path`). The console itself (and the demo's
-embedded simulator) is imported only when asked for, so the commands start light and the command
-line never imports the simulator. Commands on several servers (`--fleet NAME`, a send's
-`--servers A,B`) are run by `several.py`.
+the config file's profile (see `omeconsole config path`). The grammar (`parser.py`) imports no
+command; each command's implementation (the console and the demo's embedded simulator included) is
+imported here when that command runs, so `--help` and every command start light, the console's first
+requests leave before any other command's machinery is loaded, and the command line never imports
+the simulator. Commands on several servers (`--fleet NAME`, a send's `--servers A,B`) are run by
+`several.py`.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
+import gc
 import importlib
 import importlib.util
 import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omeconsole import __version__
-from omeconsole.cli import alerts_cmd, console_start, exit_codes, exporter_cmd, history_cmd, record_cmd, sends, several
-from omeconsole.cli.commands import UsageError, cmd_info, cmd_ls, cmd_stats
+from omeconsole.cli import exit_codes
 from omeconsole.cli.output import complain, say
-from omeconsole.cli.running import interruptible, reported
-from omeconsole.core.clock import SystemClock
-from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, write_config_template
-from omeconsole.core.session import Session, connector
-from omeconsole.model.paths import NodePath
+from omeconsole.cli.parser import NAMED_COMMANDS, SENDS, build_parser, flags
 
-TOKEN_HELP = ("access token ($OME_ACCESS_TOKEN). Unsafe on a shared machine: every user can read a command "
-              "line (ps, /proc); prefer --token-file, $OME_ACCESS_TOKEN_FILE or the config file")
-FLEET_HELP = ("every server of the config's [fleets.NAME] table (each its profile's URL and token); "
-              "PROFILE:vhost/app/stream names one of them")
+if TYPE_CHECKING:
+    from omeconsole.core.config import Settings
+    from omeconsole.core.session import Session
 
-
-class _FrameAction(argparse.Action):
-    """--frame starts a new ID3 frame; --info and --data fill in the latest one."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: str | None = None) -> None:
-        frames: list[dict[str, str]] = list(getattr(namespace, "frames", None) or [])
-        if self.dest == "frame":
-            frames.append({"frameType": str(values)})
-        elif not frames:
-            parser.error(f"{option_string} must follow a --frame")
-        elif self.dest in frames[-1]:
-            parser.error(f"{option_string} given twice for frame {frames[-1]['frameType']}")
-        else:
-            frames[-1][self.dest] = str(values)
-        namespace.frames = frames
-
-
-def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
-    default: Any = argparse.SUPPRESS if suppress else None
-    parser.add_argument("--api-url", default=default, help="management API base URL ($OME_API_URL)")
-    parser.add_argument("--token", default=default, help=TOKEN_HELP)
-    parser.add_argument("--token-file", default=default, metavar="PATH",
-                        help="read the access token from this file ($OME_ACCESS_TOKEN_FILE; keep it chmod 600)")
-    parser.add_argument("--profile", default=default, help="server profile from the config file")
-    parser.add_argument("--publisher-url", default=default,
-                        help="LL-HLS/HLS base URL ($OME_PUBLISHER_URL; default: the API's host, port 3333)")
-    parser.add_argument("--insecure", action="store_true", default=argparse.SUPPRESS if suppress else False,
-                        help="do not verify the server's TLS certificate")
-    parser.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS if suppress else False,
-                        help="send nothing: cue-out, cue-in, id3 and send-events are refused "
-                             f"(exit {exit_codes.READ_ONLY})")
-
-
-def _node_path(text: str) -> str:
-    """--select is checked while parsing, so a typo is a usage error before any screen opens."""
-    try:
-        NodePath.parse(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
-
-
-def _fleet_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
-    parser.add_argument("--fleet", metavar="NAME", default=argparse.SUPPRESS if suppress else None, help=FLEET_HELP)
-
-
-def _select_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
-    parser.add_argument("--select", type=_node_path, default=argparse.SUPPRESS if suppress else None,
-                        metavar="VHOST[/APP[/STREAM]]", help="the node to open the console on")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    _global_options(common, suppress=True)
-    formatter = argparse.RawDescriptionHelpFormatter
-    # No abbreviations: the top level sees every option of every subcommand, and `history --to` would be taken
-    # for an abbreviated `--token` / `--token-file`.
-    parser = argparse.ArgumentParser(prog="omeconsole", epilog=exit_codes.EPILOG, formatter_class=formatter,
-                                     description="Console and command line for OvenMediaEngine-style servers.",
-                                     allow_abbrev=False)
-    parser.add_argument("--version", action="version", version=f"omeconsole {__version__}")
-    _global_options(parser, suppress=False)
-    _fleet_option(parser, suppress=False)
-    _select_option(parser, suppress=False)
-    parser.add_argument("--replay", action="store_true",
-                        help="open the console on recorded data (the history store), asking no server")
-    parser.add_argument("--since", dest="replay_since", type=history_cmd.duration_argument, metavar="DURATION",
-                        help="with --replay: how far back the replay reaches (default 1h): 30m, 2h, 1d")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    made: dict[str, argparse.ArgumentParser] = {}
-
-    def add(name: str, text: str) -> argparse.ArgumentParser:
-        made[name] = sub.add_parser(name, parents=[common], help=text, description=text, epilog=exit_codes.EPILOG,
-                                    formatter_class=formatter)
-        return made[name]
-
-    ui = add("ui", "the terminal console (the default)")
-    _select_option(ui, suppress=True)
-    demo = add("demo", "the console against a built-in simulated server")
-    _select_option(demo, suppress=True)
-    demo.add_argument("--scenario", default="demo", help="a built-in scenario (demo, scale, empty) or a TOML file")
-    demo.add_argument("--seed", type=int, default=0, help="random seed of the simulated traffic")
-    demo.add_argument("--fleet", dest="demo_fleet", action="store_true",
-                      help="an origin and two edges pulling its streams over OVT, in one simulator; the console "
-                           "shows all three (the fleet screen)")
-    ls = add("ls", "list virtual hosts, the apps of a vhost, or the streams of vhost/app")
-    ls.add_argument("path", nargs="?", help="vhost or vhost/app")
-    ls.add_argument("--json", action="store_true")
-    stats = add("stats", "statistics of a vhost, app or stream (rates in b/s with SI prefixes, totals in IEC bytes)")
-    stats.add_argument("path", help="vhost[/app[/stream]]")
-    stats.add_argument("--format", choices=("text", "line", "json"), default="text",
-                       help="text: a block per reading; line: one line per reading; json: JSON (lines)")
-    stats.add_argument("--json", action="store_true", help="the same as --format json")
-    stats.add_argument("--watch", action="store_true", help="repeat, with rates computed from byte totals")
-    stats.add_argument("--interval", type=float, default=1.0, help="seconds between readings (--watch)")
-    stats.add_argument("--count", type=int, default=None, help="stop after this many readings (--watch)")
-    info = add("info", "what a stream is made of: source, tracks, codecs")
-    info.add_argument("path", help="vhost/app/stream")
-    info.add_argument("--json", action="store_true")
-    cue_out = add("cue-out", "start an ad break")
-    cue_out.add_argument("path", help="vhost/app/stream")
-    cue_out.add_argument("--duration", type=float, required=True, help="break length in seconds")
-    sends.add_options(cue_out, confirmable=True)
-    cue_in = add("cue-in", "end the ad break now (the playlist is read first: is a break on air?)")
-    cue_in.add_argument("path", help="vhost/app/stream")
-    sends.add_options(cue_in, confirmable=True)
-    id3 = add("id3", "send ID3 timed metadata")
-    id3.add_argument("path", help="vhost/app/stream")
-    id3.add_argument("--frame", action=_FrameAction, help="frame id (TXXX, TIT2, PRIV, ...); repeatable")
-    id3.add_argument("--info", action=_FrameAction, help="TXXX description or PRIV owner, for the last --frame")
-    id3.add_argument("--data", action=_FrameAction, help="the value, for the last --frame")
-    id3.add_argument("--event-type", choices=("event", "video", "audio"), default="event")
-    sends.add_options(id3, confirmable=True)
-    send = add("send-events", "send event sets from a JSON file (- for stdin), exactly as written")
-    send.add_argument("path", help="vhost/app/stream")
-    send.add_argument("--file", required=True, help="a JSON event set or array of them")
-    sends.add_options(send, confirmable=False)
-    exporter_cmd.add_parser(add)
-    alerts_cmd.add_parser(add)
-    config = add("config", "configuration file")
-    config.add_argument("action", choices=("path", "init"),
-                        help="path: print where the config file is looked for; init: write a commented one "
-                             "(0600, in a 0700 directory) unless it exists")
-    history_cmd.add_parser(add)
-    record_cmd.add_parser(add)
-    for name in several.FLEET_COMMANDS:
-        _fleet_option(made[name], suppress=True)
-    for name in sends.SENDS:  # accepted only to be refused with the reason (there is no fleet-wide send)
-        made[name].add_argument("--fleet", metavar="NAME", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    return parser
+__all__ = ["build_parser", "main"]
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    flags = several.flags(args)
-    named = several.named_profile(args)
+    from omeconsole.core.config import ConfigError, load_settings
+
+    given = flags(args)
+    named = _named_profile(args)
     if named is not None:  # `stats PROFILE:vhost/app/stream`: that profile's server
         if (args.profile not in (None, named)) or args.api_url:
             raise ConfigError(f"{named}: names a profile; --profile or --api-url cannot name another server")
-        flags["profile"] = named
-    return load_settings(flags)
+        given["profile"] = named
+    return load_settings(given)
+
+
+def _named_profile(args: argparse.Namespace) -> str | None:
+    """The profile a read command's node names (`stats PROFILE:vhost/app/stream`); a mistake in it is a
+    configuration error (exit 2) like any other way of naming a server."""
+    if args.command not in NAMED_COMMANDS:
+        return None
+    from omeconsole.cli import several
+    from omeconsole.cli.commands import UsageError
+    from omeconsole.core.config import ConfigError
+
+    try:
+        return several.named_profile(args)
+    except UsageError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _run_ui(module_name: str, function: str, settings: Settings, **options: Any) -> int:
@@ -194,6 +76,8 @@ def _run_ui(module_name: str, function: str, settings: Settings, **options: Any)
 
 
 def _config(action: str) -> int:
+    from omeconsole.core.config import config_path, write_config_template
+
     path = config_path()
     if action == "path":
         say(str(path))
@@ -211,6 +95,9 @@ def _config(action: str) -> int:
 
 
 async def _dispatch(session: Session, args: argparse.Namespace) -> int:
+    from omeconsole.cli import sends, several
+    from omeconsole.cli.commands import cmd_info, cmd_ls, cmd_stats
+
     path = several.named_path(args)
     if args.command == "ls":
         return await cmd_ls(session.client, args, path=path)
@@ -223,28 +110,39 @@ async def _dispatch(session: Session, args: argparse.Namespace) -> int:
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
     """The command on one session; SIGINT, SIGTERM and SIGHUP stop it cleanly (a send's outcome is logged)."""
+    from omeconsole.cli.commands import UsageError
+    from omeconsole.cli.running import interruptible
+    from omeconsole.core.clock import SystemClock
+    from omeconsole.core.session import connector
+
     try:
         session = connector(SystemClock())(settings)
     except ValueError as error:  # an API URL the client cannot use
         raise UsageError(str(error)) from None
     try:
-        return await interruptible(lambda: _dispatch(session, args), sending=args.command in sends.SENDS)
+        return await interruptible(lambda: _dispatch(session, args), sending=args.command in SENDS)
     finally:
         await session.aclose()
 
 
 def _command(args: argparse.Namespace) -> int:
     command = args.command or "ui"
+    if command != "ui" or args.replay or args.fleet is not None:
+        gc.enable()  # collections are held off only on the way to the console's first screen (see main)
     if command == "config":
         return _config(args.action)
     if args.replay and args.fleet is not None and command != "ui":
         complain(f"--replay opens the console; it does not go with {command}")
         return exit_codes.USAGE
     if args.fleet is not None or getattr(args, "servers", None):
+        from omeconsole.cli import several
+
         return several.run(args, command)
+    from omeconsole.core.config import ConfigError
+
     try:
         settings = _settings(args)
-    except (ConfigError, UsageError) as error:
+    except ConfigError as error:
         complain(str(error))
         return exit_codes.USAGE
     select = getattr(args, "select", None)
@@ -263,23 +161,41 @@ def _command(args: argparse.Namespace) -> int:
                        named=bool(args.api_url or args.profile), select=select)
     if command == "ui":
         # No token is fine: the server answers 401 and the console asks for one.
+        from omeconsole.cli import console_start
+
         return console_start.run_console(settings, select)
     if command == "alerts":
+        import asyncio
+
+        from omeconsole.cli import alerts_cmd
+
         return asyncio.run(alerts_cmd.run(args))
     if select is not None:
         complain(f"--select is for the console (ui, demo), not for {command}")
         return exit_codes.USAGE
     if command == "history":
+        from omeconsole.cli import history_cmd
+
         return history_cmd.run(args, settings)
     if settings.token_value() is None:
-        complain(several.no_token())
+        from omeconsole.cli.several import no_token
+
+        complain(no_token())
         return exit_codes.USAGE
     if command == "exporter":
+        from omeconsole.cli import exporter_cmd
+
         return exporter_cmd.run(settings, args)
     if command == "record":
+        from omeconsole.cli import record_cmd
+
         return record_cmd.run(args, settings)
     if settings.insecure:
         complain("warning: TLS certificate verification is off (--insecure)")
+    import asyncio
+
+    from omeconsole.cli.running import reported
+
     return reported(lambda: asyncio.run(_run(settings, args)))
 
 
@@ -288,6 +204,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Names the terminal's encoding cannot show come out as escapes, never as a crash.
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    # Loading a command (pydantic's models, the HTTP client, Textual) makes long-lived objects only: the
+    # collections it would trigger free next to nothing, and cost the console ~40 ms before its first screen.
+    # Held off until the command runs; the console resumes them once its first screen is drawn (ui/app.py).
+    gc.disable()
     try:
         return _command(build_parser().parse_args(argv))
     except BrokenPipeError:
@@ -297,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_codes.BROKEN_PIPE
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
+    finally:
+        gc.enable()
 
 
 if __name__ == "__main__":

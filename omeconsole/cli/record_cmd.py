@@ -17,45 +17,18 @@ import asyncio
 import json
 import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from omeconsole.cli import exit_codes
 from omeconsole.cli.output import complain
 from omeconsole.core.config import Settings
-from omeconsole.core.history.settings import parse_duration
 from omeconsole.core.polling.settings import PollSettings
 from omeconsole.core.text import visible
 
 if TYPE_CHECKING:
     from omeconsole.core.fleet.settings import FleetSettings
     from omeconsole.core.history.recorder import Recorder, RecorderStatus
-
-LISTING_INTERVAL_S = 60.0
-"""A full listing of 10,000 streams is ~105 requests: every 10 s (the console's default, for a screen) it
-would take half of a 20 requests/s budget; a recorder gives that to samples (BENCHMARKS.md)."""
-
-
-def _seconds(text: str) -> float:
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def add_parser(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    record = add("record", "poll every listed node without a screen and record each sample into the history "
-                 "store (for systemd; stops cleanly on SIGTERM and SIGINT)")
-    record.add_argument("--db", help="the history database (default: $OMECONSOLE_HISTORY_DB, [history] path, "
-                        "or history.sqlite3 in the user data directory)")
-    record.add_argument("--status-every", type=_seconds, default=60.0, metavar="SECONDS",
-                        help="seconds between status lines (default 60)")
-    record.add_argument("--json", action="store_true", help="status lines as JSON objects, one per line")
-    record.add_argument("--listing-interval", type=_seconds, default=LISTING_INTERVAL_S, metavar="SECONDS",
-                        help=f"seconds between listings of the server (default {LISTING_INTERVAL_S:g}: new and "
-                        "ended streams are seen within that, and the rest of the budget goes to samples)")
-
 
 def _status_fields(event: str, status: RecorderStatus) -> dict[str, Any]:
     writer = status.writer

@@ -25,52 +25,12 @@ from omeconsole.cli import exit_codes
 from omeconsole.cli import format as fmt
 from omeconsole.cli.commands import UsageError, parse_path
 from omeconsole.cli.output import Printer
+from omeconsole.cli.parser import BASELINE_TIMEOUT_S
 from omeconsole.core.adops.controller import SendOutcome, StreamController
 from omeconsole.core.adops.plan import SendPlan
 from omeconsole.core.session import Session
 
-BASELINE_TIMEOUT_S = 2.0
-"""The longest a send waits for a first playlist read before it goes."""
 MAX_EVENTS_FILE_BYTES = 1 << 20
-SENDS = ("cue-out", "cue-in", "id3", "send-events")
-
-
-def server_list(text: str) -> list[str]:
-    names = [name.strip() for name in text.split(",")]
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"expected profile names separated by commas, got {text!r}")
-    return names
-
-
-def add_options(parser: argparse.ArgumentParser, *, confirmable: bool) -> None:
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument("--servers", type=server_list, metavar="PROFILE,PROFILE",
-                        help="send to each of these profiles' servers, each sent and audited on its own "
-                             "(instead of --profile / --api-url); there is no fleet-wide send")
-    parser.add_argument("--force", action="store_true",
-                        help="send even when the console warns (a cue-in with no break on air or before the "
-                             f"out has spliced, an empty ID3 frame, ...); without it such a send exits "
-                             f"{exit_codes.NEEDS_FORCE} and sends nothing")
-    if confirmable:
-        parser.add_argument("--wait-confirm", action="store_true",
-                            help="wait until the stream's LL-HLS playlist (or media, for id3) shows the send; "
-                                 f"exit {exit_codes.NOT_CONFIRMED} if it does not within --confirm-timeout "
-                                 "(the request is never held back more than "
-                                 f"{BASELINE_TIMEOUT_S:g} s for a first playlist read)")
-        parser.add_argument("--confirm-timeout", type=positive_seconds, default=None, metavar="SECONDS",
-                            help="seconds to wait with --wait-confirm (default: confirm_timeout in the config, 15)")
-
-
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value <= 3600:
-        raise argparse.ArgumentTypeError("must be more than 0 and at most 3600 seconds")
-    return value
-
-
 async def cmd_send(session: Session, args: argparse.Namespace, out: Printer | None = None) -> int:
     """One send to the session's server; `out` leads each line with the server's name (several servers)."""
     out = out or Printer()

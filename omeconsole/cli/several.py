@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
-from typing import Any
 
 from omeconsole.cli import exit_codes, exporter_cmd, fleet_cmd, history_cmd, record_cmd, sends
 from omeconsole.cli.commands import UsageError
 from omeconsole.cli.output import complain
+from omeconsole.cli.parser import FLEET_COMMANDS, NAMED_COMMANDS, SENDS, flags
 from omeconsole.cli.running import interruptible, reported
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import Settings, config_path
@@ -26,21 +26,10 @@ from omeconsole.core.history.target import Target
 from omeconsole.core.session import Session, connector
 from omeconsole.model.paths import NodePath
 
-FLEET_COMMANDS = ("ls", "stats", "info", "history", "record", "exporter")
-NAMED_COMMANDS = ("ls", "stats", "info")
-"""Read commands whose node may be written PROFILE:vhost/app/stream."""
 _NOT_FOR_FLEETS = {
     "demo": "the demo's fleet is its own: `omeconsole demo --fleet` takes no name",
     "alerts": "alerts reads a running exporter: `omeconsole exporter --fleet NAME` serves a whole fleet",
 }
-
-
-def flags(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings given on the command line (None: not given)."""
-    return {"api_url": args.api_url, "token": args.token, "token_file": args.token_file,
-            "publisher_url": args.publisher_url, "profile": args.profile,
-            "insecure": True if args.insecure else None, "read_only": True if args.read_only else None,
-            "confirm_timeout": getattr(args, "confirm_timeout", None)}
 
 
 def _named(args: argparse.Namespace) -> tuple[str | None, NodePath | None]:
@@ -85,7 +74,7 @@ def run(args: argparse.Namespace, command: str) -> int:
 
 
 def _command(args: argparse.Namespace, command: str) -> int:
-    if command in sends.SENDS:
+    if command in SENDS:
         if args.fleet is not None:
             complain(f"{command} is not sent to a whole fleet: name its server with --profile NAME, or "
                      "several with --servers NAME,NAME (each sent and audited on its own)")

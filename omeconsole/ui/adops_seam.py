@@ -17,15 +17,8 @@ from textual.screen import Screen
 
 from omeconsole.core.adops.controller import SendOutcome, StreamController
 from omeconsole.core.config import Settings
-from omeconsole.ui.adops import (
-    ADOPS_BINDINGS,
-    AdBreakScreen,
-    AdEventsScreen,
-    cue_in_flow,
-    cue_out_flow,
-    id3_flow,
-    relay_changes,
-)
+from omeconsole.ui import adops
+from omeconsole.ui.adops import ADOPS_BINDINGS, relay_changes
 from omeconsole.ui.live import LiveSession
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.status_bar import StatusLine
@@ -39,6 +32,21 @@ SEND_GROUP = "adops-send"
 Flow = Callable[[App[Any], StreamController, Settings], Awaitable[SendOutcome | None]]
 
 
+# The flows and screens are the package's, loaded at the first key press that runs or opens one (they cost
+# the console's start nothing): these entry points look them up only when called.
+
+async def cue_out_flow(app: App[Any], controller: StreamController, settings: Settings) -> SendOutcome | None:
+    return await adops.cue_out_flow(app, controller, settings)
+
+
+async def cue_in_flow(app: App[Any], controller: StreamController, settings: Settings) -> SendOutcome | None:
+    return await adops.cue_in_flow(app, controller, settings)
+
+
+async def id3_flow(app: App[Any], controller: StreamController, settings: Settings) -> SendOutcome | None:
+    return await adops.id3_flow(app, controller, settings)
+
+
 def relay(app: App[Any], live: LiveSession) -> None:
     """The session's ad-ops changes reach every screen of `app` (the ad-break and events screens redraw)."""
     relay_changes(app, live.session.adops)
@@ -46,10 +54,10 @@ def relay(app: App[Any], live: LiveSession) -> None:
 
 def ad_break_screen(controller: StreamController, live: LiveSession) -> Screen[None]:
     path = controller.path
-    return AdBreakScreen(controller, live.clock, live.context, settings=live.settings,
+    return adops.AdBreakScreen(controller, live.clock, live.context, settings=live.settings,
                          status_line=lambda: status_line(live, path))
 
 
 def events_screen(live: LiveSession, line: Callable[[], StatusLine]) -> Screen[None]:
     """`line`: the status line of the screen it is opened from (its node's age and ad break)."""
-    return AdEventsScreen(live.audit, live.context, live.clock, status_line=line)
+    return adops.AdEventsScreen(live.audit, live.context, live.clock, status_line=line)

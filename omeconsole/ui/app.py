@@ -93,6 +93,7 @@ class ConsoleApp(App[None]):
         self._recording = ConsoleRecording(settings.history, clock) if recording else None
         self._stop_alerts: Unsubscribe | None = None
         self._started = started
+        self._theme_notes, self._theme_once_running = self._load_themes()
 
     @property
     def live(self) -> LiveSession:
@@ -107,7 +108,10 @@ class ConsoleApp(App[None]):
     # Start and stop -----------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self._load_themes()
+        for note, title in self._theme_notes:
+            self.notify(note, title=title or "", severity="warning", markup=False)
+        if self._theme_once_running is not None:
+            self.theme = self._theme_once_running
         self._apply_keymap(self.settings.keymap)
         self.run_worker(self._ticker.run(), name="ticker", group="ticker", exit_on_error=False)
         if self._recording is not None:
@@ -128,19 +132,30 @@ class ConsoleApp(App[None]):
         if problem is not None:
             self.notify(visible(problem), title="no history", severity="warning", timeout=15, markup=False)
 
-    def _load_themes(self) -> None:
+    def _load_themes(self) -> tuple[list[tuple[str, str | None]], str | None]:
+        """Registers the theme files and applies the configured theme before the app runs, so that its
+        stylesheets are parsed once, with that theme's colours: a theme set once the app runs has Textual
+        parse every stylesheet again (~10 ms before the first frame). Returns what to tell the user (text,
+        title) once mounted, and a theme that can only be set then (None when applied already)."""
         loaded = load_themes(self._theme_dirs)
         for theme in loaded.themes:
             self.register_theme(theme)
-        for problem in loaded.problems:
-            self.notify(visible(problem), title="theme file skipped", severity="warning", markup=False)
+        notes: list[tuple[str, str | None]] = [(visible(problem), "theme file skipped") for problem in loaded.problems]
         wanted = self.settings.theme if "theme" in self.settings.model_fields_set else DEFAULT_THEME
         if wanted not in self.available_themes:
-            self.notify(f"no theme named {visible(wanted)!r}; using {DEFAULT_THEME}", severity="warning",
-                        markup=False)
+            notes.append((f"no theme named {visible(wanted)!r}; using {DEFAULT_THEME}", None))
             wanted = DEFAULT_THEME
-        if wanted in self.available_themes:
-            self.theme = wanted
+        chosen = self.get_theme(wanted)
+        if chosen is None:
+            return notes, None
+        if chosen.dark != self.current_theme.dark:
+            # Textual picks its ANSI colour mapping (dark or light) when the app is built; only its theme
+            # watcher, which runs once the app does, changes it.
+            return notes, chosen.name
+        self.set_reactive(ConsoleApp.theme, chosen.name)  # the watcher's reparse is what is saved
+        self.stylesheet.set_variables(self.get_css_variables())
+        self.set_class(True, f"-theme-{chosen.name}", update=False)
+        return notes, None
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
         valid, unknown = split_keymap(keymap, set(HELP_SECTIONS))
@@ -178,21 +193,24 @@ class ConsoleApp(App[None]):
         if started is not None:
             self.post_message(LinkChanged())  # a refused token may have been answered before this listened
             if session.engine.settings.freeze_gc:
-                self.run_worker(self._freeze_once_shown(shown), group="gc", exit_on_error=False)
+                self.run_worker(self._freeze_once_drawn(shown), group="gc", exit_on_error=False)
         self._tell_unknown_outcomes(live)
         if previous is not None:
             self.run_worker(previous.session.aclose(), group="close", exit_on_error=False)
             if previous.past is not None:
                 previous.past.close()
 
-    @staticmethod
-    async def _freeze_once_shown(shown: Awaitable[object]) -> None:
+    async def _freeze_once_drawn(self, shown: Awaitable[object]) -> None:
         """The engine set aside what existed at its first listing (`PollSettings.freeze_gc`), which came
         before this app was built: the app, its stylesheet and its first screen live as long as the
-        process too, so no full collection should scan them."""
+        process too, so no full collection should scan them. Done once the first screen is on the
+        terminal, not before: the collection is not what the user is waiting for. The command line held
+        collections off from launch (`cli/console_start.py`); they resume here."""
         await shown
+        await self.screen.wait_for_refresh()
         gc.collect()
         gc.freeze()
+        gc.enable()
 
     def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
         """The first screen of a session (a replay's app shows its own)."""
