@@ -256,6 +256,36 @@ async def test_the_first_complete_listing_freezes_what_was_allocated_so_far() ->
             gc.unfreeze()
 
 
+async def test_while_collections_are_held_off_the_first_listing_leaves_collecting_to_whoever_holds_them() -> None:
+    """The console's start holds collections off until its first screen is drawn, then collects and freezes:
+    the engine's own collection at its first listing would only stand in the first screen's way."""
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=2, apps_per_vhost=3, streams_per_app=10)
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.unfreeze()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    gc.callbacks.append(count)
+    try:
+        async with fake.serving(), fake.client() as client:
+            engine = PollingEngine(client, clock, PollSettings(freeze_gc=True), rng=random.Random(1))
+            for _ in range(4):
+                await engine.poll_cycle()
+                clock.advance(1.0)
+            assert [len(apps) for apps in engine.listing().values()] == [3, 3]
+            assert collections == [] and gc.get_freeze_count() == 0
+    finally:
+        gc.callbacks.remove(count)
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
 async def test_the_running_engine_freezes_what_exists_when_it_starts() -> None:
     """Modules, the app and its screens: before any listing (here the server is not even there)."""
     clock = FakeClock()

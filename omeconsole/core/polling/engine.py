@@ -328,9 +328,12 @@ class PollingEngine:
                 self._link.failed(internal_error_text(error), now)
         self._store.expire(now)
         changed, tree_changed, first_listing = self._store.take_changes()
-        if first_listing and self.settings.freeze_gc:
+        if first_listing and self.settings.freeze_gc and gc.isenabled():
+            # The listing, and what screens built from it, is long-lived: set it aside too. While collections
+            # are held off (the console's start, until its first screen is drawn), whoever holds them off
+            # collects and freezes when it lets them run: not a second time here, in the first screen's way.
             gc.collect()
-            gc.freeze()  # the listing, and what screens built from it, is long-lived: set it aside too
+            gc.freeze()
         state = self.connection
         key = (state.status, state.server, state.last_error, state.errors_total)
         connection_changed, self._link_key = key != self._link_key, key
