@@ -108,10 +108,13 @@ def plans(seconds: float, history_minutes: float) -> dict[str, Plan]:
                                                  Window("scale steady", 60.0, seconds)), select="default/app000/s0001"),
     }
     if history_minutes > 0:
-        after = (Window(f"after {history_minutes:g} min of history", history_minutes * 60, seconds),)
-        out["history"] = Plan("history", "demo", 8, after, keys=("Enter",))
+        def after(what: str) -> tuple[Window, ...]:  # one name per phase: the report's rows are by window
+            return (Window(f"{what} after {history_minutes:g} min of history", history_minutes * 60, seconds),)
+
+        out["history"] = Plan("history", "demo", 8, after("demo stream view"), keys=("Enter",))
         # The dashboard at 10,000 streams: every row on screen keeps its readings, the most the engine holds.
-        out["scale-history"] = Plan("scale-history", "scale", 10_000, after, select="default/app000/s0001")
+        out["scale-history"] = Plan("scale-history", "scale", 10_000, after("scale dashboard"),
+                                    select="default/app000/s0001")
     return out
 
 
@@ -212,9 +215,13 @@ def console(cache: Path, source: Path | None = None) -> Program:
     # Run from `source`: the probe puts the working directory first on the path, before this tree.
     def run(plan: Plan) -> Launch:
         simulator, api_url = _start_simulator(plan.scenario)
-        with tempfile.NamedTemporaryFile(prefix="bench-tui-gc-", suffix=".log") as gc_log:
+        # A history store of its own per launch: the user's store grows with every run, and its upkeep
+        # (pruning once a minute) would make one launch's figures depend on the runs before it.
+        with tempfile.NamedTemporaryFile(prefix="bench-tui-gc-", suffix=".log") as gc_log, \
+                tempfile.TemporaryDirectory(prefix="bench-tui-history-") as history:
             try:
-                launch = run_in_tmux(name, f"{_cached_bytecode(cache)} {sys.executable} "
+                launch = run_in_tmux(name, f"{_cached_bytecode(cache)} OMECONSOLE_HISTORY_DB={history}/history.sqlite3 "
+                                     f"{sys.executable} "
                                      f"{ROOT / 'bench' / 'gc_probe.py'} {gc_log.name} "
                                      f"--api-url {api_url} --token {TOKEN} --select {plan.select}", plan,
                                      cwd=source or ROOT)
