@@ -119,6 +119,7 @@ class LiveScreen(Screen[None]):
             self._stop.append(self.live.alert_watch.listen(self._alerts_moved))
 
     def _stop_listening(self) -> None:
+        self._cancel_flush()
         self._feed.detach()
         for stop in self._stop:
             stop()
@@ -177,10 +178,13 @@ class LiveScreen(Screen[None]):
             due = self._data_drawn_at + (gap * OTHERS_HOLD if being_read else gap)
             self._flush_timer = self.set_timer(max(SETTLE_S, due - now), self._flush)
 
-    def _flush(self) -> None:
-        if self._flush_timer is not None:  # flushed before its timer: it would redraw again for nothing
+    def _cancel_flush(self) -> None:
+        if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
+
+    def _flush(self) -> None:
+        self._cancel_flush()  # flushed before its timer: it would redraw again for nothing
         now = self.live.clock.monotonic()
         self._data_drawn_at = now
         if self._feed.holds_selected:
