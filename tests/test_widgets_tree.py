@@ -219,6 +219,44 @@ async def test_the_tree_takes_the_width_its_labels_need() -> None:
         assert "a-much-longer-stream-name-than-the-others" in "\n".join(screen_text(tree_of(wide)))
 
 
+async def test_streams_coming_and_going_leave_the_screen_laid_out_and_the_tree_as_wide() -> None:
+    """A stream starting or ending changes the tree's rows, not the panes beside it: no new layout (which
+    redraws the whole screen), and the tree never narrows when the stream with the longest name ends."""
+    listing: Listing = {"default": {"app": AppStreams(("news", "a-long-stream-name"))}}
+    app = TreeHost(listing)
+    async with app.run_test(size=(150, 20)) as pilot:
+        await pilot.pause()
+        tree = tree_of(app)
+        width = tree.size.width
+        layouts: list[object] = []
+        app.screen.screen_layout_refresh_signal.subscribe(app, layouts.append)
+        tree.show({"default": {"app": AppStreams(("news", "a-long-stream-name", "sport"))}}, app.views, 1.0)
+        await pilot.pause()
+        assert "sport" in "\n".join(screen_text(tree))
+        tree.show({"default": {"app": AppStreams(("news", "sport"))}}, app.views, 2.0)
+        await pilot.pause()
+        assert "a-long-stream-name" not in "\n".join(screen_text(tree))
+        assert (tree.size.width, layouts) == (width, [])
+        tree.show({"default": {"app": AppStreams(("news", "sport", "an-even-longer-stream-name"))}}, app.views, 3.0)
+        await pilot.pause()
+        assert tree.size.width == width + len("an-even-longer-stream-name") - len("a-long-stream-name")
+        assert "an-even-longer-stream-name" in "\n".join(screen_text(tree))
+
+
+async def test_rows_beyond_the_tree_s_height_bring_its_scroll_bar_and_can_be_reached() -> None:
+    app = TreeHost({"default": {"app": AppStreams(("s00",))}})
+    async with app.run_test(size=(150, 8)) as pilot:
+        await pilot.pause()
+        tree = tree_of(app)
+        assert not tree.show_vertical_scrollbar
+        many = tuple(f"s{n:02d}" for n in range(20))
+        tree.show({"default": {"app": AppStreams(many)}}, app.views, 1.0)
+        await pilot.pause()
+        assert tree.show_vertical_scrollbar
+        await pilot.press("end")
+        assert screen_text(tree)[-1].startswith("  └─ s19 ")
+
+
 async def test_selecting_the_node_under_the_cursor_keeps_it_selected() -> None:
     """A screen showing another server's tree of the same shape selects the node it had: the cursor's row
     does not move, and the tree still says which node it is on."""

@@ -192,7 +192,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
             self._rows = self._shape.layout(self._arrangement)
         self._name_widths = {app: self._name_widths.get(app) or widest_name(app)
                              for vhost in self._arrangement.vhosts for app in vhost.apps}
-        self.virtual_size = Size(self._needed_width(), len(self._rows))
+        self._size_to_rows(max(self._needed_width(), self.virtual_size.width))
         index = self._rows.index_near(at) if at is not None else 0
         self.set_reactive(NodeTree.cursor, index)
         if at is not None:
@@ -212,6 +212,20 @@ class NodeTree(CursorRows, inherit_bindings=False):
                      *(len(EXPANDED) + server.needed - 2 - self._labels.badge_width for server in self._servers)])
         least = unknown_badge_width(self.app.theme_variables if self.is_attached else {}, compact=self.compact)
         return names + 2 + max(self._labels.badge_width, least) + 1
+
+    def _size_to_rows(self, width: int) -> None:
+        """The virtual size for new rows, `width` wide. Streams come and go all the time: rows added or gone
+        at the same width leave the screen's layout as it is (a layout redraws the whole screen), the scroll
+        bar follows them (the screen lays out again only when it appears or goes). Callers never narrow the
+        tree for a listing's change (a stream with the longest name ending would pull the panes beside it
+        over, the next one push them back); the compact view measures it anew."""
+        size = Size(width, len(self._rows))
+        if width != self.virtual_size.width:
+            self.virtual_size = size
+            return
+        self.set_reactive(NodeTree.virtual_size, size)
+        self._scroll_update(size)
+        self.refresh()
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return self.virtual_size.width + self.styles.scrollbar_size_vertical
@@ -277,7 +291,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         reopened = self._shape.open_above(path, self._arrangement)
         if reopened:
             self._rows = self._shape.layout(self._arrangement)
-            self.virtual_size = Size(self.virtual_size.width, len(self._rows))
+            self._size_to_rows(self.virtual_size.width)
         index = self._rows.index_of(path)
         if index is None and nearest:
             index = self._rows.index_near(At(path))
