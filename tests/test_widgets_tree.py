@@ -19,7 +19,8 @@ from textual.message import Message
 from omeconsole.core.tree_model import SortOrder
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.widgets.node_tree import NodeTree, ServerLine
+from omeconsole.ui.widgets.node_tree import NodeTree
+from omeconsole.ui.widgets.tree_drawing import ServerLine
 
 DEMO: Listing = {"default": {"app": AppStreams(("news", "backup", "sports")),
                              "live": AppStreams(("concert", "church"))}}

@@ -33,9 +33,10 @@ from omeconsole.ui.live import Changes, Unsubscribe
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
-from omeconsole.ui.widgets.node_tree import NodeTree, ServerLine
+from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.server_lines import fleet_line, server_card, server_label
 from omeconsole.ui.widgets.status_bar import StatusLine
+from omeconsole.ui.widgets.tree_drawing import ServerLine
 
 
 class OthersChanged(Message):

@@ -20,19 +20,15 @@ click on the cursor's row (or a double click) opens; a click on ▶/▼ toggles.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from rich.cells import cell_len
 from rich.style import Style
-from rich.text import Text
 from textual import events
 from textual.binding import BindingType
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from omeconsole.core.text import visible
 from omeconsole.core.tree_model import AppBranch, Arrangement, SortOrder, TreeArranger
 from omeconsole.core.tree_rows import Row, TreeRows
 from omeconsole.core.tree_servers import At, Line, ServerRow, ShownRows
@@ -43,10 +39,11 @@ from omeconsole.model.readings import Sample
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.widgets.cursor_rows import CursorRows
 from omeconsole.ui.widgets.tree_drawing import (
-    EXPANDED,
-    GUIDE_WIDTH,
+    DrawnRows,
     RowStyles,
+    ServerLine,
     draw_row,
+    tree_width,
     unknown_badge_width,
     widest_name,
 )
@@ -58,16 +55,6 @@ from omeconsole.ui.widgets.tree_messages import (
     TreeToggled,
     VisibleRowsChanged,
 )
-
-
-@dataclass(frozen=True)
-class ServerLine:
-    """A server's row as the screen wants it drawn: its profile and its label (health and totals)."""
-
-    profile: str
-    label: Text
-    needed: int
-    """The columns of the label the tree makes room for (the rest may be cut)."""
 
 
 class NodeTree(CursorRows, inherit_bindings=False):
@@ -115,8 +102,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self._servers: tuple[ServerLine, ...] = ()
         self._cursor_at: At | None = None
         self._now = 0.0
-        self._strips: dict[int, tuple[tuple[object, ...], Text, Strip]] = {}
-        """Row index → what its strip was drawn from (its place, its label) and the strip."""
+        self._drawn = DrawnRows()
         self._name_widths: dict[AppBranch, int] = {}
         self._told_visible: tuple[NodePath, ...] | None = None
         self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
@@ -204,14 +190,10 @@ class NodeTree(CursorRows, inherit_bindings=False):
     # Width: the tree takes the width it needs ------------------------------------------------------
 
     def _needed_width(self) -> int:
-        """The widest name (measured once per application branch) plus the widest badges drawn so far; a
-        server's row shows at least its name (the rest of its label is cut to the width)."""
-        depth = GUIDE_WIDTH if self._servers else 0
-        names = max(self._name_widths.values(), default=0) + depth
-        names = max([names, *(depth + len(EXPANDED) + cell_len(visible(v.path.name)) for v in self._arrangement.vhosts),
-                     *(len(EXPANDED) + server.needed - 2 - self._labels.badge_width for server in self._servers)])
+        """The widest name (measured once per application branch) plus the widest badges drawn so far."""
         least = unknown_badge_width(self.app.theme_variables if self.is_attached else {}, compact=self.compact)
-        return names + 2 + max(self._labels.badge_width, least) + 1
+        return tree_width(self._name_widths.values(), self._arrangement.vhosts, self._servers,
+                          self._labels.badge_width, least)
 
     def _size_to_rows(self, width: int) -> None:
         """The virtual size for new rows, `width` wide. Streams come and go all the time: rows added or gone
@@ -240,14 +222,14 @@ class NodeTree(CursorRows, inherit_bindings=False):
 
     def watch_compact(self) -> None:
         self._labels.clear(widths=True)
-        self._strips.clear()
+        self._drawn.clear()
         self.virtual_size = Size(self._needed_width(), len(self._rows))
         self.refresh(layout=True)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()  # a new theme or stylesheet: every row is repainted, labels built anew
         self._labels.clear()
-        self._strips.clear()
+        self._drawn.clear()
 
     # What screens read -----------------------------------------------------------------------------
 
@@ -427,10 +409,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
                                   self.get_component_rich_style("node-tree--cursor"),
                                   self.get_component_rich_style("node-tree--cursor-blurred"))
         strips = super().render_lines(crop)
-        if len(self._strips) > 2 * max(1, self.size.height):  # scrolled away: keep the rows on screen only
-            top = int(self.scroll_y)
-            self._strips = {index: kept for index, kept in self._strips.items()
-                            if top <= index < top + self.size.height}
+        self._drawn.keep_on_screen(int(self.scroll_y), self.size.height)
         return strips
 
     def render_line(self, y: int) -> Strip:
@@ -446,13 +425,12 @@ class NodeTree(CursorRows, inherit_bindings=False):
         cursor = index == self.cursor
         hover = index == self.hover_row
         place = (line, cursor, cursor and self.has_focus, hover, width, styles)
-        drawn = self._strips.get(index)
-        if drawn is not None and drawn[0] == place and (drawn[1] is label or drawn[1] == label):
-            return drawn[2]
-        strip = draw_row(line, label, width=width, styles=styles, row_index=index, hover=hover, on_cursor=cursor,
-                         focused=self.has_focus, console=self.app.console)
-        self._strips[index] = (place, label, strip)
-        return strip
+        drawn = self._drawn.get(index, place, label)
+        if drawn is not None:
+            return drawn
+        return self._drawn.put(index, place, label, draw_row(
+            line, label, width=width, styles=styles, row_index=index, hover=hover, on_cursor=cursor,
+            focused=self.has_focus, console=self.app.console))
 
 
 def _under(path: NodePath, ancestor: NodePath) -> bool:

@@ -1,12 +1,12 @@
-"""How one row of the node tree is drawn, and how wide its names and badges can be.
+"""How one row of the node tree is drawn, which drawn rows are kept, and how wide the tree must be.
 
 Pure functions of a row (from `core/tree_model.TreeRows`), its label and the styles of one drawing pass;
-`NodeTree` caches what they return.
+`NodeTree` keeps what they return in its `DrawnRows`. A fleet's server rows come as `ServerLine`s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from omeconsole.core.text import visible
-from omeconsole.core.tree_model import AppBranch
+from omeconsole.core.tree_model import AppBranch, VhostBranch
 from omeconsole.core.tree_servers import Line
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
@@ -36,6 +36,16 @@ class RowStyles:
     hover: Style
     cursor: Style
     cursor_blurred: Style
+
+
+@dataclass(frozen=True)
+class ServerLine:
+    """A server's row as the screen wants it drawn: its profile and its label (health and totals)."""
+
+    profile: str
+    label: Text
+    needed: int
+    """The columns of the label the tree makes room for (the rest may be cut)."""
 
 
 def unknown_view(path: NodePath) -> NodeView:
@@ -71,6 +81,32 @@ def draw_row(row: Line, label: Text, *, width: int, styles: RowStyles, row_index
     return Strip(list(text.render(console))).adjust_cell_length(width, line_style)
 
 
+class DrawnRows:
+    """The strips of the rows on screen, each with what it was drawn from: a row whose place (cursor,
+    hover, focus, width, styles) and label are unchanged is not drawn again."""
+
+    def __init__(self) -> None:
+        self._drawn: dict[int, tuple[tuple[object, ...], Text, Strip]] = {}
+
+    def get(self, index: int, place: tuple[object, ...], label: Text) -> Strip | None:
+        drawn = self._drawn.get(index)
+        if drawn is not None and drawn[0] == place and (drawn[1] is label or drawn[1] == label):
+            return drawn[2]
+        return None
+
+    def put(self, index: int, place: tuple[object, ...], label: Text, strip: Strip) -> Strip:
+        self._drawn[index] = (place, label, strip)
+        return strip
+
+    def keep_on_screen(self, top: int, height: int) -> None:
+        """Scrolled away: only the rows in view stay (checked once the cache holds two screens' worth)."""
+        if len(self._drawn) > 2 * max(1, height):
+            self._drawn = {index: kept for index, kept in self._drawn.items() if top <= index < top + height}
+
+    def clear(self) -> None:
+        self._drawn.clear()
+
+
 def widest_name(app: AppBranch) -> int:
     """The widest of an application's row and its streams' rows, up to the end of the name."""
     widest = GUIDE_WIDTH + len(EXPANDED) + cell_len(visible(app.path.name))
@@ -79,6 +115,18 @@ def widest_name(app: AppBranch) -> int:
     for stream in app.ended:  # under the "ended" group
         widest = max(widest, 3 * GUIDE_WIDTH + cell_len(visible(stream)))
     return widest
+
+
+def tree_width(name_widths: Iterable[int], vhosts: Iterable[VhostBranch], servers: Sequence[ServerLine],
+               badge_width: int, least: int) -> int:
+    """The columns the tree needs: its widest name (`name_widths`: the widest of each application branch),
+    then the widest badges drawn (`badge_width`, at least `least`); under a fleet's server level one level
+    deeper, and a server's row shows at least its name (the rest of its label is cut to the width)."""
+    depth = GUIDE_WIDTH if servers else 0
+    names = max([max(name_widths, default=0) + depth,
+                 *(depth + len(EXPANDED) + cell_len(visible(vhost.path.name)) for vhost in vhosts),
+                 *(len(EXPANDED) + server.needed - 2 - badge_width for server in servers)])
+    return names + 2 + max(badge_width, least) + 1
 
 
 def unknown_badge_width(colours: Mapping[str, str], *, compact: bool) -> int:
