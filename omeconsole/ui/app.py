@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from pydantic import SecretStr
 from textual import on, work
@@ -35,6 +36,7 @@ from omeconsole.ui.actions import HELP_SECTIONS, bindings
 from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
 from omeconsole.ui.commands import action_commands
+from omeconsole.ui.gc_tuning import quiet_collections
 from omeconsole.ui.keymap import split_keymap
 from omeconsole.ui.live import LiveSession, Pace, Ticker, Unsubscribe, ViewOptions
 from omeconsole.ui.past import StoredPast
@@ -94,6 +96,12 @@ class ConsoleApp(App[None]):
         self._stop_alerts: Unsubscribe | None = None
         self._started = started
         self._theme_notes, self._theme_once_running = self._load_themes()
+
+    async def run_async(self, **options: Any) -> None:
+        """In a terminal (`run` comes here too; tests' `run_test` does not): the process's garbage
+        collection tuned for drawing (`gc_tuning`)."""
+        quiet_collections()
+        await super().run_async(**options)
 
     @property
     def live(self) -> LiveSession:
