@@ -97,11 +97,11 @@ class ConsoleApp(App[None]):
         self._started = started
         self._theme_notes, self._theme_once_running = self._load_themes()
 
-    async def run_async(self, **options: Any) -> None:
+    async def run_async(self, **options: Any) -> Any:
         """In a terminal (`run` comes here too; tests' `run_test` does not): the process's garbage
-        collection tuned for drawing (`gc_tuning`)."""
+        collection tuned for drawing (`gc_tuning`). The app's return value goes back to the caller."""
         quiet_collections()
-        await super().run_async(**options)
+        return await super().run_async(**options)
 
     @property
     def live(self) -> LiveSession:
