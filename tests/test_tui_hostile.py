@@ -90,6 +90,10 @@ async def test_hostile_names_are_shown_as_text_and_a_click_on_them_does_nothing(
             tree = app.screen.query_one(NodeTree)
             row = tree_paths(app).index(NodePath("default", "app", CLICK_QUIT)) - int(tree.scroll_y)
             await pilot.click(NodeTree, offset=(8, row))  # on the would-be link: it opens the stream, no more
+            # The stream's screen is pushed and tells the engine what it shows before the clock moves:
+            # a loaded machine must not let the step's round run before the screen exists.
+            await driver.until(lambda: isinstance(app.screen, NodeScreen))
+            await driver.settle()
             await driver.step()
             assert app.is_running and isinstance(app.screen, NodeScreen) and app.screen.path.name == CLICK_QUIT
             clicked = app.session.engine.node(app.screen.path)

@@ -223,6 +223,13 @@ class Driver:
             self.clock.advance(seconds)
             await self.settle()
 
+    async def until(self, condition: Callable[[], bool], guard_s: float = 20.0) -> None:
+        """Until `condition` holds (a screen pushed, a message handled): the guard is not a timing."""
+        deadline = time.monotonic() + guard_s
+        while not condition():
+            assert time.monotonic() < deadline, "the console never got there"
+            await self.pilot.pause(0.01)
+
     async def warm_up(self, seconds: int = 6) -> None:
         """Connect, list the server and take a few readings of what is on screen."""
         await self.settle()
