@@ -18,7 +18,6 @@ from typing import Any
 from omeconsole.core import units
 from omeconsole.core.adops.controller import SendOutcome
 from omeconsole.core.adops.matcher import Sighting
-from omeconsole.core.adops.plan import SendPlan
 from omeconsole.core.history.target import Target
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
@@ -133,11 +132,6 @@ def info_text(info: StreamInfo) -> str:
     if info.outputs:
         lines.append(f"  outputs           {', '.join(visible(o) for o in info.outputs)}")
     return "\n".join(lines)
-
-
-def plan_text(plan: SendPlan) -> str:
-    """What is about to go out (the request line and body), as the operator confirms it."""
-    return "\n".join(visible(line) for line in plan.describe().split("\n"))
 
 
 def outcome_text(outcome: SendOutcome) -> str:

@@ -75,7 +75,6 @@ class TreeRows:
                 self._add(block, app.path)
                 row += 1 + block.streams + block.group + block.ended
         self._collapsed = frozenset(collapsed)
-        self._ended_open = frozenset(ended_open)
         self._count = row
 
     def _add(self, block: _Block, path: NodePath) -> None:

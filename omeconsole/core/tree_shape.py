@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from omeconsole.core.tree_model import Arrangement
-from omeconsole.core.tree_rows import Row, TreeRows
+from omeconsole.core.tree_rows import TreeRows
 from omeconsole.core.tree_servers import ShownRows
 from omeconsole.model.paths import NodePath
 
@@ -75,7 +75,3 @@ class TreeShape:
         """Open the "ended" group holding stream `path` if it is closed; True when it was."""
         app = arrangement.ended_app(path)
         return app is not None and self.set_group_open(app, True)
-
-    def toggled_row(self, row: Row, expanded: bool) -> bool:
-        """Open or close what a node's row or an "ended" group's row opens; True when that changed anything."""
-        return self.set_group_open(row.path, expanded) if row.group else self.set_open(row.path, expanded)
