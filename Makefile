@@ -4,14 +4,25 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-browser test-integration lint typecheck unit simulator bench clean
+.PHONY: demo test test-browser test-integration lint typecheck unit simulator bench clean lock
 
-$(STAMP): pyproject.toml
+# requirements.lock pins every package `.[dev]` installs (the simulator's extra included), as constraints:
+# CI and every developer get the same versions. `make lock` writes it anew from a fresh resolution.
+$(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	# setuptools explains editable installs of a flat layout at length on every install; nothing to act on here.
-	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install -q -e '.[dev]'
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install -q -c requirements.lock -e '.[dev]'
 	touch $(STAMP)
+
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install -q --upgrade pip
+	PYTHONWARNINGS="ignore:Editable installation" .lock-venv/bin/python -m pip install -q -e '.[dev]'
+	( echo "# Every package 'pip install -e .[dev]' installs, pinned (make lock writes this file; make test installs with it)."; \
+	  .lock-venv/bin/python -m pip freeze --exclude-editable ) > requirements.lock
+	rm -rf .lock-venv
 
 demo: $(STAMP)
 	$(BIN)/omeconsole demo

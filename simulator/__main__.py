@@ -1,3 +1,3 @@
-from simulator.http.cli import main
+from simulator.entry import main
 
 raise SystemExit(main())

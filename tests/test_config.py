@@ -198,7 +198,7 @@ def test_the_settings_repr_hides_the_token(tmp_path: Path) -> None:
 
 def test_the_default_theme_is_the_consoles_own_and_textual_names_still_work(tmp_path: Path) -> None:
     shipped = {tomllib.loads(p.read_text("utf-8"))["name"]: p.name
-               for p in (Path(__file__).parents[1] / "themes").glob("*.toml")}
+               for p in (Path(__file__).parents[1] / "omeconsole" / "themes").glob("*.toml")}
     default = load(tmp_path / "missing.toml").theme
     assert default == "ome-dark" and shipped.get(default) == "dark.toml"
     path = tmp_path / "config.toml"

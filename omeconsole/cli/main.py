@@ -68,8 +68,9 @@ def _run_ui(module_name: str, function: str, settings: Settings, **options: Any)
         return exit_codes.REFUSED
     try:
         entry = getattr(importlib.import_module(module_name), function)
-    except ModuleNotFoundError as error:  # the demo's simulator is not part of this build
-        complain(f"{module_name} cannot start: {error}")
+    except ModuleNotFoundError as error:  # a console-only install: the demo's simulator has no dependencies
+        complain(f"{module_name} cannot start: {error.name} is not installed; the demo runs the simulator, "
+                 "which needs: pip install 'omeconsole[simulator]'")
         return exit_codes.REFUSED
     result = entry(settings, **options)
     return result if isinstance(result, int) else exit_codes.OK

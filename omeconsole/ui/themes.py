@@ -1,6 +1,6 @@
 """Theme files (TOML) turned into Textual `Theme` objects.
 
-Colours live in `themes/*.toml` at the repository root and in the user's `<config dir>/themes/`, never in
+Colours live in `omeconsole/themes/*.toml` (package data) and in the user's `<config dir>/themes/`, never in
 the stylesheets, so a user can restyle the console without touching code. A theme names the usual
 Textual colours plus the console's own variables (state and rate colours); any it leaves out are
 derived from its success/warning/primary/accent colours.
@@ -8,10 +8,10 @@ derived from its success/warning/primary/accent colours.
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import platformdirs
@@ -21,11 +21,8 @@ from textual.theme import Theme
 
 DEFAULT_THEME = "ome-dark"
 def _builtin_theme_dir() -> Path:
-    """The repository's `themes/` in a source checkout; the copy installed under `share/` otherwise."""
-    source_tree = Path(__file__).resolve().parents[2] / "themes"
-    if source_tree.is_dir():
-        return source_tree
-    return Path(sys.prefix) / "share" / "omeconsole" / "themes"
+    """The package's own `themes/`: package data, a real folder whether installed or in a checkout."""
+    return Path(str(resources.files("omeconsole") / "themes"))
 
 
 BUILTIN_THEME_DIR = _builtin_theme_dir()
