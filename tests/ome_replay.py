@@ -19,7 +19,10 @@ chosen by rules read from the captures, never by request-specific code:
   version lists the part asked for (never answered when none does). The masters (`llhls.m3u8`,
   `ts:playlist.m3u8`) are those read at the cue-out (they supersede the earlier `playlists/` reads of the same
   targets); other captured targets (the TS packaging's masters, a missing stream) are answered as captured.
-- **ID3**: after the captured ID3 request (`markers/id3_emsg_part.json`'s `request_body`) the video chunklist
+- **`:sendEvents`** whose every set was captured alone through `:sendEvent` with 200 is answered 200 with the
+  array of those answers in the head of the captured `:sendEvents` 200 (`api/33` shows that shape): the
+  console sends ID3 that way, and the captures sent it through `:sendEvent`.
+- **ID3**: after a send holding the captured ID3 set (`markers/id3_emsg_part.json`'s `request_body`) the video chunklist
   lists the captured part (`found_after_s` later on the clock) and the publisher serves its bytes. That part's
   `#EXT-X-PART` line and the part's own headers (`Content-Type: video/mp4`, its length) are the only texts here
   that were not captured: the capture kept the part, not the playlist that named it.
@@ -29,9 +32,12 @@ chosen by rules read from the captures, never by request-specific code:
   `maxTotalConnections` when it passes it); with no publisher connection open the readings are the captured
   bytes.
 
-Anything else is answered `501 Not In Captures` (text naming the request) and listed in `unmatched`, so a test
-sees what the console asked that the real server was never asked. Requests are bounded (64 KiB of head, 1 MiB
-of body); the server runs on the test's event loop and waits only on the test's clock.
+A path under one that was answered "Controller not found" gets that answer too (the real server has no
+controller there, so none below it: `/v2/...` on 0.19.0). Anything else is answered `501 Not In Captures`
+(text naming the request) and listed in `unmatched`, so a test sees what the console asked that the real
+server was never asked (parts other than the ID3 one, for instance: the captures kept no other part).
+Requests are bounded (64 KiB of head, 1 MiB of body); the server runs on the test's event loop and waits
+only on the test's clock.
 
     async with OmeReplay(clock) as replay: ... replay.api_url, replay.publisher_url, replay.token
 """
@@ -118,6 +124,15 @@ def _body_key(body: bytes | str | None) -> str:
         return "text:" + text
 
 
+def _event_sets(body: bytes) -> list[Any]:
+    """The event sets a send's body holds (one object or an array of them); none when it is not JSON."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
 def _captured_auth(headers: list[list[str]]) -> AuthKind:
     value = next((v for k, v in headers if k.lower() == "authorization"), None)
     if value is None:
@@ -178,9 +193,10 @@ class Captures:
     renditions: dict[str, _Rendition] = field(default_factory=dict)
     trigger: tuple[str, str, str] = ("", "", "")
     blocking_head: Reply | None = None
-    id3_request: tuple[str, str] = ("", "")
+    id3_set: str = ""
     id3_part: tuple[str, bytes, float] = ("", b"", 0.0)
     stats_head: Reply | None = None
+    send_events_head: Reply | None = None
 
     def __post_init__(self) -> None:
         for file in sorted((self.root / "api").glob("*.json")):
@@ -191,6 +207,8 @@ class Captures:
             self.api[key] = reply
             if reply.status == 401:
                 self.unauthorized.setdefault(auth, reply)
+            if request["path"].endswith(":sendEvents") and reply.status == 200 and auth == "token":
+                self.send_events_head = reply
             if file.relative_to(self.root).as_posix() == TIMELINE_TRIGGER:
                 self.trigger = key[:3]
         self.stats_head = self.api[("GET", STATS_PATH, _body_key(None), "token")]
@@ -218,9 +236,31 @@ class Captures:
             self.renditions[path] = _Rendition(path, head, (markers / name.replace(
                 "_end_of_sequence", "_before_cue_out")).read_bytes(), versions)
         id3 = json.loads((markers / "id3_emsg_part.json").read_text())
-        self.id3_request = ("POST", _body_key(id3["request_body"]))
+        self.id3_set = _body_key(id3["request_body"])
         part_file = next(markers.glob(f"id3_emsg_{id3['part']}"))
         self.id3_part = (id3["part"], part_file.read_bytes(), float(id3["found_after_s"]))
+
+    def composed(self, method: str, target: str, body: bytes) -> Reply | None:
+        """`:sendEvents` with sets that were each captured alone through `:sendEvent` with 200: the array of
+        their answers, in the head of the captured `:sendEvents` 200 (api/33 is that shape)."""
+        if method != "POST" or not target.endswith(":sendEvents") or self.send_events_head is None:
+            return None
+        sets = _event_sets(body)
+        if not sets or not isinstance(json.loads(body), list):
+            return None
+        single = target.removesuffix("s")
+        answers = [self.api.get((method, single, _body_key(json.dumps(one)), "token")) for one in sets]
+        if not all(answer is not None and answer.status == 200 for answer in answers):
+            return None
+        return self.send_events_head.sized(b"[" + b",".join(a.body for a in answers if a is not None) + b"]")
+
+    def no_controller_under(self, method: str, path: str) -> Reply | None:
+        """The captured "Controller not found" of a path that `path` lies under: no controller there, none below."""
+        for (captured_method, captured_path, _, auth), reply in self.api.items():
+            if (auth == "token" and captured_method == method and reply.status == 404
+                    and b"Controller not found" in reply.body and path.startswith(captured_path.rstrip("/") + "/")):
+                return reply
+        return None
 
     def series(self, name: str) -> list[tuple[float, bytes]]:
         readings = json.loads((self.root / SERIES[name]).read_text())
@@ -248,6 +288,7 @@ class OmeReplay:
         self._servers: dict[Role, asyncio.Server] = {}
         self._ports: dict[Role, int] = {}
         self._changed = asyncio.Event()
+        self._readers_changed = asyncio.Event()
         self._arrived = asyncio.Condition()
         self._writers: set[asyncio.StreamWriter] = set()
         self._handlers: set[asyncio.Task[None]] = set()
@@ -316,7 +357,7 @@ class OmeReplay:
                 request = await _read_request(reader, role, self.clock.monotonic())
                 if request is None:
                     return
-                reply = await (self._api(request) if role == "api" else self._publish(request))
+                reply = await (self._api(request) if role == "api" else self._publish(request, reader))
                 seen = Seen(request.at, role, request.method, request.target, request.headers, request.body,
                             reply.status)
                 if reply.reason == "Not In Captures":
@@ -341,6 +382,13 @@ class OmeReplay:
     def _open_reader(self, change: int) -> None:
         self.open_readers += change
         self._peak_readers = max(self._peak_readers, self.open_readers)
+        self._readers_changed.set()
+
+    async def readers(self, count: int) -> None:
+        """Returns once exactly `count` publisher connections are open."""
+        while self.open_readers != count:
+            self._readers_changed.clear()
+            await self._readers_changed.wait()
 
     # -- the API -------------------------------------------------------------------------------------------
 
@@ -359,19 +407,24 @@ class OmeReplay:
         reply = self.captures.api.get((*key, auth))
         if reply is None and auth != "token":
             reply = self.captures.unauthorized.get(auth)
+        if reply is None and auth == "token":
+            reply = self.captures.composed(request.method, request.target, request.body)
+        if reply is None:
+            reply = self.captures.no_controller_under(request.method, request.path)
         if reply is None:
             return _not_captured(request)
         if reply.status == 200 and auth == "token":
-            self._events(key)
+            self._events(key, request.body)
             if request.method == "GET" and request.target == STATS_PATH:
                 return self._reading(reply)
         return reply
 
-    def _events(self, key: tuple[str, str, str]) -> None:
+    def _events(self, key: tuple[str, str, str], body: bytes) -> None:
         if key == self.captures.trigger and self.cue_out_at is None:
             self.cue_out_at = self.clock.monotonic()
             self._changed.set()
-        if key[0] == self.captures.id3_request[0] and key[2] == self.captures.id3_request[1] and self.id3_at is None:
+        sets = _event_sets(body) if key[0] == "POST" else []
+        if self.id3_at is None and any(_body_key(json.dumps(one)) == self.captures.id3_set for one in sets):
             self.id3_at = self.clock.monotonic()
             self._changed.set()
 
@@ -385,14 +438,14 @@ class OmeReplay:
 
     # -- the publisher -------------------------------------------------------------------------------------
 
-    async def _publish(self, request: Seen) -> Reply:
+    async def _publish(self, request: Seen, reader: asyncio.StreamReader) -> Reply:
         if request.method != "GET":
             return _not_captured(request)
         parts = urlsplit(request.target)
         query = dict(parse_qsl(parts.query))
         rendition = self.captures.renditions.get(parts.path)
         if rendition is not None:
-            return await self._chunklist(rendition, query)
+            return await self._chunklist(rendition, query, reader)
         part_name, part_bytes, _ = self.captures.id3_part
         if parts.path.endswith("/" + part_name) and self._id3_listed():
             return Reply(200, "OK", (("Content-Length", str(len(part_bytes))), ("Content-Type", "video/mp4"),
@@ -400,14 +453,14 @@ class OmeReplay:
         reply = self.captures.publisher.get(request.target)
         return reply if reply is not None else _not_captured(request)
 
-    async def _chunklist(self, rendition: _Rendition, query: dict[str, str]) -> Reply:
+    async def _chunklist(self, rendition: _Rendition, query: dict[str, str], reader: asyncio.StreamReader) -> Reply:
         blocking = "_HLS_msn" in query
         while True:
             text = self._listing(rendition)
             if not blocking or _satisfies(text.decode(), query):
                 head = self.captures.blocking_head if blocking and self.captures.blocking_head else rendition.head
                 return head.sized(text)
-            await self._until_change(rendition)
+            await self._until_change(rendition, reader)
 
     def _listing(self, rendition: _Rendition) -> bytes:
         text = rendition.at(self.since_cue_out())
@@ -420,8 +473,9 @@ class OmeReplay:
     def _id3_listed(self) -> bool:
         return self.id3_at is not None and self.clock.monotonic() - self.id3_at >= self.captures.id3_part[2] - EPSILON
 
-    async def _until_change(self, rendition: _Rendition) -> None:
-        """Until the next version on the clock, a cue-out, or the ID3 part's time: whichever comes first."""
+    async def _until_change(self, rendition: _Rendition, reader: asyncio.StreamReader) -> None:
+        """Until the next version on the clock, a cue-out, or the ID3 part's time: whichever comes first.
+        A client that closes (or sends anything) while it waits ends the connection, as it ends a real reader's."""
         waits: list[float] = []
         since = self.since_cue_out()
         if since is not None and (step := rendition.next_change(since)) is not None:
@@ -430,12 +484,17 @@ class OmeReplay:
             waits.append(self.id3_at + self.captures.id3_part[2] - self.clock.monotonic())
         self._changed.clear()
         changed: asyncio.Future[object] = asyncio.ensure_future(self._changed.wait())
-        pending = {changed}
+        gone: asyncio.Future[object] = asyncio.ensure_future(reader.read(1))
+        pending = {changed, gone}
         if waits:
             pending.add(asyncio.ensure_future(self._sleep(max(0.0, min(waits)))))
-        _, left = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-        for task in left:
-            task.cancel()
+        try:
+            await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in pending:
+                task.cancel()
+        if gone.done():
+            raise ConnectionResetError("the reader left while its reload was held")
 
 
     async def _sleep(self, seconds: float) -> object:

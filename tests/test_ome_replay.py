@@ -204,9 +204,7 @@ async def test_an_open_publisher_connection_counts_as_a_viewer_as_the_real_serve
         assert (held["response"]["totalConnections"], held["response"]["connections"]["llhls"],
                 held["response"]["maxTotalConnections"]) == (1, 1, 1)
         await reader.close()
-        await replay.received(lambda seen: seen.role == "publisher")
-        while replay.open_readers:
-            await asyncio.sleep(0)
+        await asyncio.wait_for(replay.readers(0), 10)
         closed = (await ask(replay.api_url, "GET", STATS_PATH, auth)).split(b"\r\n\r\n", 1)[1]
         assert closed == series[0]["body"].encode()
 
@@ -219,3 +217,31 @@ async def test_what_was_never_captured_is_answered_501_and_listed(clock: FakeClo
         assert [seen.target for seen in replay.unmatched] == ["/v1/vhosts/default/apps/app/streams/stream/nothing"]
         refused = await ask(replay.api_url, "GET", "/v1/vhosts/default/apps/app/streams/stream/nothing", [])
         assert b'"[HTTP] Authorization header is required to call API (401)"' in refused
+
+
+async def test_send_events_of_sets_captured_alone_answers_as_the_captured_send_events(clock: FakeClock) -> None:
+    one = json.loads((FIXTURES / "api" / "32_sendEvent_id3v2.json").read_text())["request"]
+    both = json.loads((FIXTURES / "api" / "33_sendEvents_id3v2.json").read_text())["response"]
+    async with OmeReplay(clock) as replay:
+        body = f"[{one['body']}]".encode()
+        got = await ask(replay.api_url, "POST", one["path"] + "s",
+                        [("Authorization", replay.authorization), ("Content-Length", str(len(body)))], body)
+        assert got == wire(both, b'[{"message":"OK","statusCode":200}]')
+        assert replay.id3_at == clock.monotonic()  # the captured ID3 set, sent the console's way
+        unknown = b'[{"eventFormat":"cue","events":[{"cueType":"out","duration":5000}]}]'
+        refused = await ask(replay.api_url, "POST", one["path"] + "s",
+                            [("Authorization", replay.authorization), ("Content-Length", str(len(unknown)))], unknown)
+        assert refused.startswith(b"HTTP/1.1 501 Not In Captures\r\n")
+
+
+async def test_a_reader_that_leaves_during_a_held_reload_stops_counting(clock: FakeClock) -> None:
+    cue_out = json.loads((FIXTURES / "api" / "30_sendEvent_cue_out.json").read_text())["request"]
+    async with OmeReplay(clock) as replay:
+        await ask(replay.api_url, "POST", cue_out["path"], sent_headers(cue_out["headers"], replay.token),
+                  cue_out["body"].encode())
+        raw = await Raw.open(replay.publisher_url)
+        await raw.send("GET", f"{VIDEO}?_HLS_msn=60", [("Host", "127.0.0.1")])
+        await asyncio.wait_for(replay.readers(1), 10)
+        await asyncio.wait_for(clock.parked(1), 10)  # held: the reload waits on the clock for a version
+        await raw.close()
+        await asyncio.wait_for(replay.readers(0), 10)
