@@ -493,7 +493,8 @@ class OmeReplay:
         finally:
             for task in pending:
                 task.cancel()
-        if gone.done():
+            await asyncio.gather(*pending, return_exceptions=True)  # the read is over before the next one
+        if gone.done() and not gone.cancelled():
             raise ConnectionResetError("the reader left while its reload was held")
 
 
