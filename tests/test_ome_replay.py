@@ -245,3 +245,16 @@ async def test_a_reader_that_leaves_during_a_held_reload_stops_counting(clock: F
         await asyncio.wait_for(clock.parked(1), 10)  # held: the reload waits on the clock for a version
         await raw.close()
         await asyncio.wait_for(replay.readers(0), 10)
+
+
+async def test_the_keep_alive_series_shows_the_captured_reader_while_its_connection_was_open(clock: FakeClock) -> None:
+    series = json.loads((FIXTURES / "stats_stream_series_keepalive_20s.json").read_text())
+    async with OmeReplay(clock, series="keepalive") as replay:
+        auth = [("Host", "127.0.0.1"), ("Authorization", replay.authorization)]
+        seen = []
+        for index in (2, 3, 15, 16):
+            clock.advance(series[index]["t_wall"] - series[0]["t_wall"] - (clock.monotonic() - replay.started_at))
+            body = (await ask(replay.api_url, "GET", STATS_PATH, auth)).split(b"\r\n\r\n", 1)[1]
+            assert body == series[index]["body"].encode()
+            seen.append(json.loads(body)["response"]["connections"]["llhls"])
+    assert seen == [0, 1, 1, 0]  # the capture's own keep-alive reader, 00:09:59.334 to 00:10:11.338

@@ -4,6 +4,7 @@ exercised on every test run: the real `omeconsole` program, the replay on this t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 import pytest
@@ -48,6 +49,8 @@ async def test_every_check_passes_against_the_replayed_server_sends_included(tmp
             results = await Checks(target, after_scrape=next_request).run()
         finally:
             mover.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await mover
     assert [(check.name, check.ok) for check in results] == [
         ("ls", True), ("detection", True), ("a stream", True), ("stats", True), ("info", True),
         ("exporter starts", True), ("exporter metrics", True), ("cue-out", True), ("cue-in", True),
