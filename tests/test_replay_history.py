@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import random
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from ome_replay import FIXTURES, OmeReplay
+from ome_replay import FIXTURES, STATS_PATH, OmeReplay
 from pydantic import SecretStr
 from replay_support import replay_clock
 
@@ -84,6 +87,36 @@ async def test_the_recorded_history_holds_the_servers_own_totals_and_peak(monkey
     line = history(monkeypatch, capsys, db, "default/app/stream").splitlines()[0]
     assert line.startswith(f"default/app/stream on {ServerId.from_url(replay.api_url).key}: ")
     assert "peak 1 viewer" in line
+
+
+async def test_the_record_command_records_the_replayed_stream_and_stops_cleanly(monkeypatch, capsys,
+                                                                              tmp_path) -> None:
+    """The real `omeconsole record` process; each of its polls of the stream moves the replay one reading on."""
+    clock = replay_clock()
+    db = tmp_path / "history.sqlite3"
+    async with OmeReplay(clock) as replay:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OME_", "OMECONSOLE_"))}
+        env.update({"OME_API_URL": replay.api_url, "OME_ACCESS_TOKEN": replay.token,
+                    "OMECONSOLE_CONFIG": str(tmp_path / "absent.toml")})
+        process = await asyncio.create_subprocess_exec(
+            str(Path(sys.executable).parent / "omeconsole"), "record", "--db", str(db), env=env,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        try:
+            for polled in range(1, 5):
+                await asyncio.wait_for(replay.received(
+                    lambda _seen, polled=polled: sum(r.target == STATS_PATH for r in replay.requests) >= polled), 60)
+                clock.advance(1.0)
+        finally:
+            process.terminate()
+            out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err
+    lines = out.decode().splitlines()
+    assert lines[0].startswith(f"recording {ServerId.from_url(replay.api_url).key} into {db}: ")
+    assert lines[-1].startswith(f"stopped: {ServerId.from_url(replay.api_url).key} connected; ")
+    document = json.loads(history(monkeypatch, capsys, db, "default/app/stream", "--json"))
+    summary = document["summary"]
+    assert summary["samples"] >= 4
+    assert summary["bytes_in"] in [reading["totalBytesIn"] for reading in SERIES[3:6]]
 
 
 @pytest.mark.xfail(strict=True, reason="issue 25: the console's keep-alive playlist reader is counted by the real "
