@@ -15,18 +15,17 @@ from urllib.parse import unquote_to_bytes
 from simulator.http import views
 from simulator.http.asgi import BodyTooLarge, Message, Receive, Request, Scope, Send, header_value, send_bytes
 from simulator.http.auth import REALM_HEADER, basic_header, check_authorization
-from simulator.http.event_validation import Edition, EventRejected, validate_event_set, validate_event_sets
+from simulator.http.event_validation import EventRejected, validate_event_set, validate_event_sets
 from simulator.http.json_body import JsonBodyError, parse_json_body
 from simulator.http.openapi import openapi_document
 from simulator.http.wire_json import JSON_CONTENT_TYPE, encode, error_body, ok_body
+from simulator.world.edition import Edition
 from simulator.world.topology import Stream
 from simulator.world.world import Level, World
 
 log = logging.getLogger("simulator.api")
 
 MAX_BODY_BYTES = 1024 * 1024
-ENTERPRISE_VERSION = {"gitVersion": "v0.20.5.0-1-omesim", "version": "0.20.5.0-1"}
-OSS_VERSION = {"gitVersion": "v0.21.0-omesim", "version": "0.21.0"}
 
 _STATS_PREFIXES = ("/v2/stats/", "/v1/stats/")
 _COMMON_HEADERS = [(b"server", b"OvenMediaEngine")]
@@ -75,9 +74,10 @@ def _segments(path: str) -> list[str]:
 
 
 class ManagementApi:
-    def __init__(self, world: World, *, access_token: str, edition: Edition = "enterprise") -> None:
+    def __init__(self, world: World, *, access_token: str) -> None:
+        """Plays the edition and version of `world.profile`."""
         self.world = world
-        self.edition: Edition = edition
+        self.profile = world.profile
         self._token = access_token.encode("utf-8")
         self._canonical_header = basic_header(access_token).encode("ascii")
         self._cache: dict[str, bytes] = {}
@@ -85,6 +85,10 @@ class ManagementApi:
         self._ready: dict[bytes | str, tuple[Message, Message]] = {}
         """Whole stats responses by raw path, valid for `_ready_revision` only (the hot path)."""
         self._ready_revision = -1
+
+    @property
+    def edition(self) -> Edition:
+        return self.profile.edition
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -154,13 +158,13 @@ class ManagementApi:
             return await self._post(request, rest)
         if request.method != "GET":
             raise _not_found_controller()
-        if version == "v2" and self.edition == "enterprise" and rest[:2] == ["stats", "current"]:
+        if version == "v2" and self.profile.serves_v2_stats and rest[:2] == ["stats", "current"]:
             return 200, self._stats(rest[2:], views.stats_v2)
         if version != "v1":
             raise _not_found_controller()
         match rest:
             case ["version"]:
-                return 200, ok_body(ENTERPRISE_VERSION if self.edition == "enterprise" else OSS_VERSION)
+                return 200, ok_body({"gitVersion": self.profile.git_version, "version": self.profile.version})
             case ["openapi.json"]:
                 return 200, encode(openapi_document(self.edition))
             case ["stats", "current"]:
@@ -254,13 +258,13 @@ class ManagementApi:
         stream = self._stream(vhost, app, stream_name)
         if action == "sendEvent":
             return self._send_event(stream, value)
-        if self.edition == "oss":
+        if self.profile.send_events_multi_status:
             return self._send_events_multi_status(stream, value)
         return self._send_events(stream, value)
 
     def _send_event(self, stream: Stream, value: Any) -> tuple[int, bytes]:
         try:
-            event_set = validate_event_set(value, self.edition)
+            event_set = validate_event_set(value, self.profile)
         except EventRejected as error:
             raise _error(400, str(error)) from None
         self._accept(stream, [(event_set, value)])
@@ -268,7 +272,7 @@ class ManagementApi:
 
     def _send_events(self, stream: Stream, value: Any) -> tuple[int, bytes]:
         try:
-            event_sets = validate_event_sets(value, self.edition)
+            event_sets = validate_event_sets(value, self.profile)
         except EventRejected as error:
             raise _error(400, str(error)) from None
         self._accept(stream, list(zip(event_sets, value, strict=True)))
@@ -282,7 +286,7 @@ class ManagementApi:
         statuses: set[int] = set()
         for element in value:
             try:
-                event_set = validate_event_set(element, self.edition)
+                event_set = validate_event_set(element, self.profile)
             except EventRejected as error:
                 results.append({"message": str(error), "statusCode": 400})
                 statuses.add(400)
