@@ -100,7 +100,8 @@ def _url(sock: socket.socket) -> str:
 async def _serve(app: ASGIApp, sock: socket.socket, name: str, limits: HttpLimits,
                  render_error: ErrorRenderer) -> tuple[uvicorn.Server, asyncio.Task[None]]:
     config = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, loop="none",
-                            server_header=False, ws="none", http=protocol_factory(limits, render_error),
+                            server_header=False, date_header=False,  # the real server sends neither
+                            ws="none", http=protocol_factory(limits, render_error),
                             timeout_keep_alive=limits.keep_alive_timeout)  # type: ignore[arg-type]  # used as a float
     server = _QuietServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name=name)
