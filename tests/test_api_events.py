@@ -292,7 +292,8 @@ async def test_unreadable_bodies_are_json_errors(http: httpx.AsyncClient, url: s
     (b"[1,2", "* Line 1, Column 5\n  Missing ',' or ']' in array declaration\n"),
     (b'{"eventFormat":"cue",\n "events":[{"cueType":"out" "duration":1}]}',
      "* Line 2, Column 29\n  Missing ',' or '}' in object declaration\n"),
-    (b'{"eventFormat":"cue","events":[{"cueType":"out","duration":1e}]}', "* Line 1, Column 60\n  '1e' is not a number.\n"),
+    (b'{"eventFormat":"cue","events":[{"cueType":"out","duration":1e}]}',
+     "* Line 1, Column 60\n  '1e' is not a number.\n"),
     (b'{"eventFormat":"id3v2","events":[{"frameType":"TXXX","data":"\\q"}]}',
      "* Line 1, Column 61\n  Bad escape sequence in string\nSee Line 1, Column 64 for detail.\n"),
 ])
