@@ -19,6 +19,7 @@ from simulator.http.auth import REALM_HEADER, basic_header, check_authorization
 from simulator.http.event_validation import EventRejected, validate_event_set, validate_event_sets
 from simulator.http.json_body import JsonBodyError, parse_json_body
 from simulator.http.openapi import openapi_document
+from simulator.http.stream_info import stream_info
 from simulator.http.wire_json import encode, error_body, ok_body
 from simulator.world.edition import Edition
 from simulator.world.topology import Stream
@@ -190,7 +191,7 @@ class ManagementApi:
             case ["vhosts", vhost, "apps", app, "streams", stream] if ":" not in app:
                 self.world.advance()
                 found = self._stream(vhost, app, stream)
-                return 200, ok_body(views.stream_info(found, self.edition))
+                return 200, ok_body(stream_info(found, self.profile))
         raise _not_found_controller()
 
     def _stats(self, path: list[str], render: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
