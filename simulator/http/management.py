@@ -179,7 +179,7 @@ class ManagementApi:
                 return 200, ok_body(list(self.world.vhosts))
             case ["vhosts", vhost]:
                 self._vhost(vhost)
-                return 200, ok_body({"name": vhost, "host": {"names": ["*"]}})
+                return 200, ok_body(self._vhost_info(vhost))
             case ["vhosts", vhost, "apps"]:
                 return 200, ok_body(list(self._vhost(vhost).apps))
             case ["vhosts", vhost, "apps", app]:
@@ -193,6 +193,14 @@ class ManagementApi:
                 found = self._stream(vhost, app, stream)
                 return 200, ok_body(stream_info(found, self.profile))
         raise _not_found_controller()
+
+    def _vhost_info(self, vhost: str) -> dict[str, Any]:
+        """The virtual host's configuration; open source also echoes its CORS origins and distribution
+        (capture api/18)."""
+        info: dict[str, Any] = {"name": vhost, "host": {"names": ["*"]}}
+        if not self.profile.is_enterprise:
+            info |= {"crossDomains": {"urls": ["*"]}, "distribution": "ovenmediaengine.com"}
+        return info
 
     def _stats(self, path: list[str], render: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
         self.world.advance()
