@@ -103,7 +103,8 @@ def _differences(name: str, real: Any, ours: Any, path: str = "") -> list[str]:
             return [f"{path}: an object expected, got {ours!r}"]
         if [k for k, _ in real] != [k for k, _ in ours]:
             return [f"{path}: keys {[k for k, _ in ours]} instead of {[k for k, _ in real]}"]
-        return [d for (key, a), (_, b) in zip(real, ours, strict=True) for d in _differences(name, a, b, f"{path}/{key}")]
+        return [d for (key, a), (_, b) in zip(real, ours, strict=True)
+                for d in _differences(name, a, b, f"{path}/{key}")]
     if isinstance(real, list):
         if not isinstance(ours, list) or len(ours) != len(real):
             return [f"{path}: {ours!r} instead of a list like {real!r}"]
