@@ -17,8 +17,8 @@ import logging
 from mutagen.id3 import PRIV, TXXX, Frame, Frames, TextFrame
 from mutagen.id3._util import BitPaddedInt, ID3SaveConfig
 
-from omeconsole.api.wire import Id3EventSet
 from simulator.media.model import TrackKind
+from simulator.world.wire import Id3EventSet
 
 log = logging.getLogger("simulator.media.id3")
 
