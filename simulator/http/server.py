@@ -98,9 +98,11 @@ def _url(sock: socket.socket) -> str:
 
 
 async def _serve(app: ASGIApp, sock: socket.socket, name: str, limits: HttpLimits,
-                 render_error: ErrorRenderer) -> tuple[uvicorn.Server, asyncio.Task[None]]:
+                 render_error: ErrorRenderer, *,
+                 date_header: bool = True) -> tuple[uvicorn.Server, asyncio.Task[None]]:
     config = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, loop="none",
-                            server_header=False, ws="none", http=protocol_factory(limits, render_error),
+                            server_header=False, date_header=date_header, ws="none",
+                            http=protocol_factory(limits, render_error),
                             timeout_keep_alive=limits.keep_alive_timeout)  # type: ignore[arg-type]  # used as a float
     server = _QuietServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name=name)
@@ -172,7 +174,7 @@ async def serve_world(
     api_server, api_task = await _serve(injector.app if injector else api, api_sock, "api-server", http_limits,
                                         refusal_reply)
     publisher_server, publisher_task = await _serve(publisher, publisher_sock, "publisher-server", http_limits,
-                                                    publisher.refusal_reply)
+                                                    publisher.refusal_reply, date_header=False)  # as the real one
     ticker = asyncio.create_task(_tick(world, world.clock), name="world-ticker")
     return RunningSimulator(
         world=world, api=api, api_url=_url(api_sock), publisher_url=_url(publisher_sock),
