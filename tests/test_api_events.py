@@ -16,11 +16,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from omeconsole.api.wire import CueEventSet, Id3EventSet
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
 from simulator.world.events import AcceptedEvent
 from simulator.world.scenario import parse_scenario
+from simulator.world.wire import CueEvent, CueEventSet, Id3EventSet
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -134,7 +134,7 @@ async def test_unknown_fields_are_ignored_and_kept_in_the_body(sim: RunningSimul
     assert_reply(await http.post(SEND_EVENT, json=body), 200, OK)
     event = events_of(sim)[-1]
     assert event.body == body
-    assert event.event_set == CueEventSet(events=[{"cueType": "out", "duration": 60000}], urgent=True)
+    assert event.event_set == CueEventSet(events=(CueEvent(cueType="out", duration=60000),), urgent=True)
 
 
 async def test_send_event_accepts_an_id3_set_too(sim: RunningSimulator, http: httpx.AsyncClient) -> None:

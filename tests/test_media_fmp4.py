@@ -12,12 +12,12 @@ from collections.abc import Iterator
 import av
 from mutagen.id3 import ID3
 
-from omeconsole.api.wire import Id3EventSet, Id3Frame
 from simulator.media.asset import LOOP_TICKS, load_asset
 from simulator.media.layout import Layout
 from simulator.media.live import LiveMedia
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
+from simulator.world.wire import Id3EventSet, Id3Frame
 
 CREATED_MS = 1_767_225_600_000
 

@@ -13,8 +13,8 @@ import httpx
 from conftest import api_client, running_simulator
 from mutagen.id3 import ID3
 
-from omeconsole.api.wire import Id3EventSet, Id3Frame
 from simulator.world.clock import ManualClock
+from simulator.world.wire import Id3EventSet, Id3Frame
 
 EVENT = {"eventFormat": "id3v2", "eventType": "event", "events": [
     {"frameType": "TXXX", "info": "adId", "data": "XYZ-123"},

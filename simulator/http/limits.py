@@ -31,11 +31,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import httptools
+from uvicorn.protocols.http import httptools_impl
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from simulator.http.connection import EXTENSION, Connection
 
 _Base = HttpToolsProtocol
+
+# The real server's reason phrase for 207 is "Multi Status" (capture api/34; `http_datastructure.h`); uvicorn
+# writes Python's "Multi-Status". Its status lines are one table read when each reply starts, so the phrase is
+# set there (both ports of the process run this protocol; the publisher never answers 207).
+httptools_impl.STATUS_LINE[207] = b"HTTP/1.1 207 Multi Status\r\n"
 
 log = logging.getLogger("simulator.limits")
 

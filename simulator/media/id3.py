@@ -14,8 +14,8 @@ from __future__ import annotations
 import functools
 import logging
 
-from omeconsole.api.wire import Id3EventSet
 from simulator.media.model import TrackKind
+from simulator.world.wire import Id3EventSet
 
 log = logging.getLogger("simulator.media.id3")
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from threefive.encode import Cue, SpliceInsert
 
-from omeconsole.api.wire import CueEventSet
 from simulator.media.model import VIDEO_TIMESCALE
 from simulator.world.events import AcceptedEvent
+from simulator.world.wire import CueEventSet
 
 PTS_MODULO = 1 << 33
 EVENT_ID_MODULO = 1 << 32

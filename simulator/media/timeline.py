@@ -16,12 +16,12 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from omeconsole.api.wire import Id3EventSet
 from simulator.media.id3 import build_tag, id3_tracks
 from simulator.media.layout import Layout
 from simulator.media.markers import Break, Rejection, media_ticks, plan_breaks, scte35_in, scte35_out
 from simulator.media.model import VIDEO_TIMESCALE, CueTag, DateRange, Id3Placement, Part, Segment, TrackKind
 from simulator.world.events import EventLog
+from simulator.world.wire import Id3EventSet
 
 TICKS_PER_MS = VIDEO_TIMESCALE // 1000
 
