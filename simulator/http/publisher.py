@@ -157,7 +157,7 @@ class PublisherApp:
         if stream is None or not stream.live:
             raise HttpError(404, "no such stream")
         is_ts = file in _TS_PLAYLISTS or file.endswith("_hls.ts") or file.endswith("_hls.m3u8") or (
-            file == "playlist.m3u8")
+            file in ("playlist.m3u8", "master.m3u8"))
         return stream, file, "hlsv3" if is_ts else "llhls"
 
     def _vhost(self, scope: Scope) -> str:
@@ -188,7 +188,7 @@ class PublisherApp:
         now = self.world.clock.now_ms()
         if file == "llhls.m3u8":
             return media.llhls_multivariant(), PLAYLIST_TYPE, False
-        if file in _TS_PLAYLISTS or (file == "playlist.m3u8" and query.get("format") == ["ts"]):
+        if file in _TS_PLAYLISTS or (file in ("playlist.m3u8", "master.m3u8") and query.get("format") == ["ts"]):
             return media.ts_multivariant(), PLAYLIST_TYPE, False
         variant = parse_media_playlist_name(file)
         if variant is not None:

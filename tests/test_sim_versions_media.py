@@ -1,0 +1,270 @@
+"""The simulator's publisher against a real OvenMediaEngine 0.19.0 (tests/fixtures/ome-0.19.0, copied from the
+captures): its reply headers (names in order, fixed values), its empty 404, `totalBytesOut` counting the header
+block, a playlist reader counted exactly while its TCP connection is open (the two captured statistics series
+replayed on the world clock), and the `emsg` of an ID3 event laid out as the captured part's.
+
+Requests are written on raw sockets where the connection's life matters (the count) or the exact bytes do
+(the header block); the simulator plays `--edition oss --version 0.19.0` on a scenario nobody watches, as the
+captured stream was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import api_client, running_simulator
+
+from simulator.http.server import RunningSimulator
+from simulator.world.clock import ManualClock
+from simulator.world.scenario import load_scenario
+
+CAPTURES = Path(__file__).parent / "fixtures" / "ome-0.19.0"
+STATS = "/v1/stats/current/vhosts/default/apps/app/streams/stream"
+QUIET = """[[vhosts]]
+name = "default"
+  [[vhosts.apps]]
+  name = "app"
+    [[vhosts.apps.streams]]
+    name = "stream"
+    input = "rtmp"
+    bitrate_kbps = 800
+    audience = 0
+    permanent = true
+"""
+
+
+def _capture(name: str) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads((CAPTURES / "playlists" / name).read_text())
+    return found
+
+
+@pytest.fixture
+def quiet(tmp_path: Path) -> str:
+    path = tmp_path / "quiet.toml"
+    path.write_text(QUIET)
+    load_scenario(str(path))
+    return str(path)
+
+
+@pytest.fixture
+async def oss_019(quiet: str, clock: ManualClock) -> AsyncIterator[RunningSimulator]:
+    async with running_simulator(quiet, clock=clock, edition="oss", version="0.19.0") as sim:
+        clock.advance(13.2)
+        yield sim
+
+
+async def _exchange(sim: RunningSimulator, target: str, method: str = "GET") -> tuple[bytes, bytes]:
+    """(head, body) of one request on its own connection, closed once the reply is read (as curl did)."""
+    host, port = sim.publisher_url.removeprefix("http://").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(f"{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        body = await reader.readexactly(length) if method != "HEAD" else b""
+    finally:
+        writer.close()
+        await writer.wait_closed()
+    return head, body
+
+
+def _headers(head: bytes) -> list[tuple[str, str]]:
+    return [(name.decode().lower(), value.decode().strip())
+            for name, _, value in (line.partition(b":") for line in head.split(b"\r\n")[1:] if line)]
+
+
+def _status(head: bytes) -> tuple[int, str]:
+    _, status, reason = head.split(b"\r\n", 1)[0].decode().split(" ", 2)
+    return int(status), reason
+
+
+def _names(sim_path: str, master: str) -> dict[str, str]:
+    """The capture's request paths mapped to the simulator's (its file names carry its own key)."""
+    lines = master.replace('"', "\n").splitlines()
+    video = next(line for line in lines if "chunklist_0_video" in line).rsplit("/", 1)[-1]
+    audio = next(line for line in lines if "chunklist_1_audio" in line).rsplit("/", 1)[-1]
+    return {"video": sim_path + video, "audio": sim_path + audio}
+
+
+async def _sim_targets(sim: RunningSimulator) -> dict[str, str]:
+    _, master = await _exchange(sim, "/app/stream/llhls.m3u8")
+    names = _names("/app/stream/", master.decode())
+    _, ts_master = await _exchange(sim, "/app/stream/ts:playlist.m3u8")
+    medialist = next(line for line in ts_master.decode().splitlines() if line.startswith("medialist_"))
+    chunklist = (await _exchange(sim, names["video"]))[1].decode()
+    hint = next(line for line in chunklist.splitlines() if line.startswith("#EXT-X-PRELOAD-HINT"))
+    msn, index = hint.split("part_0_", 1)[1].split("_")[:2]
+    return {
+        "23_llhls_master.json": "/app/stream/llhls.m3u8",
+        "24_llhls_chunklist_video.json": names["video"],
+        "25_llhls_chunklist_audio.json": names["audio"],
+        "26_hls_ts_playlist.json": "/app/stream/ts:playlist.m3u8",
+        "27_hls_ts_media_playlist.json": "/app/stream/" + medialist,
+        "28_hls_ts_master.json": "/app/stream/ts:master.m3u8",
+        "29_hls_ts_master_query.json": "/app/stream/master.m3u8?format=ts",
+        "49_hls_playlist_query_format.json": "/app/stream/playlist.m3u8?format=ts",
+        "50_llhls_blocking_reload_hinted_part.json": f"{names['video']}?_HLS_msn={msn}&_HLS_part={index}",
+        "54_llhls_chunklist_with_session_like_query.json": names["video"] + "?session=abc&foo=bar",
+    }
+
+
+async def test_every_reply_has_the_real_servers_headers_in_its_order(
+        oss_019: RunningSimulator, clock: ManualClock) -> None:
+    """Names in order (case aside: uvicorn writes them in lower case), every value but Content-Length as
+    captured (the LL-HLS ones carry Content-Encoding and Cache-Control, the TS ones neither)."""
+    targets = await _sim_targets(oss_019)
+    for capture_name, target in targets.items():
+        captured = _capture(capture_name)["response"]
+        blocking = "_HLS_msn" in target
+        request = asyncio.create_task(_exchange(oss_019, target))
+        if blocking:  # the hinted part: held until it exists
+            await asyncio.sleep(0)
+            clock.advance(0.6)
+        head, _ = await request
+        assert _status(head) == (captured["status"], captured["reason"]), capture_name
+        expected = [(name.lower(), value) for name, value in captured["headers"]]
+        got = _headers(head)
+        assert [name for name, _ in got] == [name for name, _ in expected], capture_name
+        for (name, value), (_, captured_value) in zip(got, expected, strict=True):
+            if name == "content-length":
+                assert value.isdigit(), capture_name
+            else:
+                assert value == captured_value, (capture_name, name)
+
+
+async def test_a_missing_stream_and_a_post_are_the_real_servers_empty_404(oss_019: RunningSimulator) -> None:
+    captured = _capture("48_llhls_master_head_missing_stream.json")["response"]
+    for target, method in (("/app/nosuchstream/llhls.m3u8", "GET"), ("/app/stream/llhls.m3u8", "POST")):
+        head, body = await _exchange(oss_019, target, method)
+        assert _status(head) == (captured["status"], captured["reason"]) and body == b""
+        assert _headers(head) == [(name.lower(), value) for name, value in captured["headers"]]
+
+
+async def test_bytes_out_count_the_header_block_as_the_real_server_does(oss_019: RunningSimulator) -> None:
+    """The capture: one 410-byte master playlist moved `totalBytesOut` by 752, its 342 header bytes with it.
+    Here every byte a client receives is counted, status line and headers included."""
+    captured = _capture("23_llhls_master.json")["response"]
+    captured_head = len(f"HTTP/1.1 {captured['status']} {captured['reason']}\r\n") + sum(
+        len(name) + 2 + len(value) + 2 for name, value in captured["headers"]) + 2
+    assert captured_head + len(captured["body"].encode()) == 752  # the capture's own arithmetic
+    async with api_client(oss_019) as api:
+        before = (await api.get(STATS)).json()["response"]["totalBytesOut"]
+        received = 0
+        for target in ("/app/stream/llhls.m3u8", "/app/stream/ts:playlist.m3u8"):
+            head, body = await _exchange(oss_019, target)
+            received += len(head) + len(body)
+        after = (await api.get(STATS)).json()["response"]["totalBytesOut"]
+    assert after - before == received
+    head, body = await _exchange(oss_019, "/app/stream/llhls.m3u8")
+    digits = len(str(len(body)))  # the header block differs from the capture's by Content-Length's digits only
+    assert len(head) - digits == captured_head - len(str(len(captured["body"].encode())))
+
+
+def _series(name: str) -> list[dict[str, Any]]:
+    polls = json.loads((CAPTURES / name).read_text())
+    return [{"t": poll["t_wall"], **json.loads(poll["body"])["response"]} for poll in polls]
+
+
+async def _open_reader(sim: RunningSimulator) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    host, port = sim.publisher_url.removeprefix("http://").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(b"GET /app/stream/llhls.m3u8 HTTP/1.1\r\nHost: x\r\n\r\n")
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.startswith(b"content-length"))
+    await reader.readexactly(length)
+    return reader, writer
+
+
+async def _count_settled(api: httpx.AsyncClient, expected: int) -> int:
+    """totalConnections once the server has heard of a close (it hears at once; this waits for the event loop)."""
+    count = -1
+    for _ in range(2000):
+        count = (await api.get(STATS)).json()["response"]["totalConnections"]
+        if count == expected:
+            break
+        await asyncio.sleep(0.01)
+    return int(count)
+
+
+async def test_a_keep_alive_reader_counts_exactly_while_its_connection_is_open(
+        oss_019: RunningSimulator, clock: ManualClock) -> None:
+    """stats_stream_series_keepalive_20s replayed: polls a second apart; the reader's connection opens at 0
+    and closes at 12.004 s (the capture's events): the simulator's totalConnections reads as the real one's."""
+    polls = _series("stats_stream_series_keepalive_20s.json")
+    events = json.loads((CAPTURES / "stats_stream_series_keepalive_20s.events.json").read_text())
+    opened, closed = events[0]["t_wall"], events[1]["t_wall"]
+    captured = [(round(p["t"] - opened, 3), p["totalConnections"]) for p in polls]
+    seen = []
+    async with api_client(oss_019) as api:
+        connection: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        now = polls[0]["t"] - opened
+        for offset, _ in captured:
+            clock.advance(max(0.0, offset - now))
+            now = max(now, offset)
+            if connection is None and offset >= 0 and now < closed - opened:
+                connection = await _open_reader(oss_019)
+            if connection is not None and offset >= closed - opened:
+                connection[1].close()
+                await connection[1].wait_closed()
+                connection = None
+                seen.append((offset, await _count_settled(api, 0)))
+                continue
+            seen.append((offset, (await api.get(STATS)).json()["response"]["totalConnections"]))
+    assert seen == captured
+
+
+async def test_a_fetch_on_a_connection_closed_at_once_shows_only_in_the_peak(
+        oss_019: RunningSimulator, clock: ManualClock) -> None:
+    """stats_stream_series_60s: after one fetch on its own connection, every later poll reads 0 connections,
+    while maxTotalConnections went 0 -> 1 with maxTotalConnectionTime and lastSentTime at the fetch."""
+    polls = _series("stats_stream_series_60s.json")
+    fetched_at = json.loads((CAPTURES / "stats_stream_series_60s.fetches.json").read_text())[0]["t_wall"]
+    before_fetch, after_fetch = [p for p in polls if p["t"] < fetched_at][-1], polls[-1]
+    changed = {key for key in ("maxTotalConnections", "maxTotalConnectionTime", "lastSentTime", "totalConnections")
+               if before_fetch[key] != after_fetch[key]}
+    assert changed == {"maxTotalConnections", "maxTotalConnectionTime", "lastSentTime"}
+    assert all(p["totalConnections"] == 0 for p in polls)
+    async with api_client(oss_019) as api:
+        before = (await api.get(STATS)).json()["response"]
+        await _exchange(oss_019, "/app/stream/llhls.m3u8")
+        assert await _count_settled(api, 0) == 0
+        clock.advance(1)
+        after = (await api.get(STATS)).json()["response"]
+    assert before["maxTotalConnections"] == 0 and after["maxTotalConnections"] == 1
+    assert after["maxTotalConnectionTime"] == after["lastSentTime"] != before["lastSentTime"]
+    assert after["totalConnections"] == 0
+
+
+async def test_the_emsg_of_an_id3_event_is_laid_out_as_the_captured_part(
+        oss_019: RunningSimulator, clock: ManualClock) -> None:
+    captured = json.loads((CAPTURES / "markers" / "id3_emsg_part.json").read_text())
+    sent = json.loads(captured["request_body"])
+    async with api_client(oss_019) as api, httpx.AsyncClient(base_url=oss_019.publisher_url) as pub:
+        reply = await api.post("/v1/vhosts/default/apps/app/streams/stream:sendEvent", json=sent)
+        assert reply.status_code == 200
+        clock.advance(1.0)
+        chunklist = (await pub.get(_names("/app/stream/", (await pub.get("/app/stream/llhls.m3u8")).text)[
+            "video"])).text
+        parts = [line.split('URI="')[1].split('"')[0] for line in chunklist.splitlines() if "#EXT-X-PART:" in line]
+        bodies = [(await pub.get("/app/stream/" + part)).content for part in parts[-3:]]
+    (data,) = [body for body in bodies if body[4:8] == b"emsg"]
+    size, _, version_flags, timescale, _, duration, _ = struct.unpack(">I4sIIQII", data[:32])
+    emsg = captured["emsg"]
+    assert (version_flags >> 24, version_flags & 0xFFFFFF) == (emsg["version"], emsg["flags"])
+    assert (timescale, duration) == (emsg["timescale"], emsg["event_duration"])
+    scheme, value, payload = data[32:size].split(b"\x00", 2)
+    assert (scheme.decode(), value.decode()) == (emsg["scheme_id_uri"], emsg["value"])
+    frames = payload[10:]
+    txxx = b"\x03" + sent["events"][0]["info"].encode() + b"\x00" + sent["events"][0]["data"].encode()
+    tit2 = b"\x03" + sent["events"][1]["data"].encode()
+    assert frames == b"TXXX" + struct.pack(">I", len(txxx)) + b"\x00\x00" + txxx + \
+        b"TIT2" + struct.pack(">I", len(tit2)) + b"\x00\x00" + tit2  # sizes < 128: syncsafe = plain
+    assert [kind for kind in (data[size + 4:size + 8],)] == [b"moof"]
