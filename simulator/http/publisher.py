@@ -176,7 +176,7 @@ class PublisherApp:
         if found is not None:  # another stream object took the same id: the old one is gone
             self.cache.release(found.media.identity)
         media = LiveMedia(self.layout, stream.vhost, stream.app, stream.name, stream.created_ms, stream.events,
-                          self.cache)
+                          self.cache, self.world.profile)
         watched = self._media[id(stream)] = _Watched(stream, media, now)
         return watched
 

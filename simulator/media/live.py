@@ -22,6 +22,7 @@ from simulator.media.layout import Layout
 from simulator.media.model import VIDEO_TIMESCALE, TrackKind
 from simulator.media.mpegts import package_ts_segment
 from simulator.media.timeline import Snapshot, StreamTimeline
+from simulator.world.edition import ENTERPRISE, ServerProfile
 from simulator.world.events import EventLog
 
 log = logging.getLogger("simulator.media")
@@ -46,10 +47,12 @@ def stream_key(vhost: str, app: str, stream: str, created_ms: int) -> str:
 
 class LiveMedia:
     def __init__(self, layout: Layout, vhost: str, app: str, stream: str, created_ms: int, events: EventLog,
-                 cache: ByteCache | None = None) -> None:
-        """`cache`: where its media bytes are kept (the publisher's, shared by every stream), else its own."""
+                 cache: ByteCache | None = None, profile: ServerProfile = ENTERPRISE) -> None:
+        """`cache`: where its media bytes are kept (the publisher's, shared by every stream), else its own;
+        `profile`: the server played (its cue cuts, marker tags and playlist layout)."""
         self.layout = layout
-        self.timeline = StreamTimeline(layout, created_ms, events)
+        self.profile = profile
+        self.timeline = StreamTimeline(layout, created_ms, events, profile)
         self.key = stream_key(vhost, app, stream, created_ms)
         self.identity = (vhost, app, stream, created_ms)
         """Names this life of the stream in the shared cache."""
