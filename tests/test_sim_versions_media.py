@@ -268,3 +268,103 @@ async def test_the_emsg_of_an_id3_event_is_laid_out_as_the_captured_part(
     assert frames == b"TXXX" + struct.pack(">I", len(txxx)) + b"\x00\x00" + txxx + \
         b"TIT2" + struct.pack(">I", len(tit2)) + b"\x00\x00" + tit2  # sizes < 128: syncsafe = plain
     assert [kind for kind in (data[size + 4:size + 8],)] == [b"moof"]
+
+
+# -- open source 0.19 and 0.20: no marker tags, segments cut at the cue point --------------------------------------
+
+MARKER_TAGS = ("#EXT-X-CUE-OUT", "#EXT-X-CUE-IN", "#EXT-X-DATERANGE", "#EXT-X-CUE-OUT-CONT")
+
+
+Seen = dict[int, tuple[float, bool | None]]
+"""msn -> (EXTINF, its first part INDEPENDENT; None while no version listed its parts)."""
+
+
+def _segments(chunklist: str) -> list[tuple[int, float, bool | None]]:
+    """(msn, EXTINF, first part INDEPENDENT or None) of every complete segment of a video chunklist."""
+    lines = chunklist.splitlines()
+    listed = []
+    for at, line in enumerate(lines):
+        if line.startswith("seg_0_"):
+            msn = int(line.split("_")[2])
+            first_part = next((earlier for earlier in lines[:at] if f"part_0_{msn}_0_" in earlier), None)
+            listed.append((msn, float(lines[at - 1].removeprefix("#EXTINF:").rstrip(",")),
+                           None if first_part is None else "INDEPENDENT=YES" in first_part))
+    return listed
+
+
+def _merge(seen: Seen, chunklist: str) -> None:
+    for msn, duration, independent in _segments(chunklist):
+        known = seen.get(msn, (duration, None))[1]
+        seen[msn] = (duration, known if independent is None else independent)
+
+
+def _captured_video_segments() -> Seen:
+    """Every captured version of the video chunklist, merged; none carries a marker tag."""
+    found: Seen = {}
+    for path in sorted((CAPTURES / "markers" / "versions").glob("video_*.m3u8")):
+        text = path.read_text()
+        assert not any(line.startswith(MARKER_TAGS) for line in text.splitlines()), path.name
+        _merge(found, text)
+    return found
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.20.5"])
+async def test_a_cue_out_and_in_cut_the_segments_as_the_real_server_did(
+        quiet: str, clock: ManualClock, version: str) -> None:
+    """The captured break: a 30 s cue-out 5.867 s into segment 52, a cue-in 3.133 s into segment 56, read
+    back from the captured EXTINFs. Sent at the same points of the simulator's segments 2 and 6, they give
+    the captured durations (within the capture's millisecond), the same non-independent parts, and no marker
+    tag in any playlist; TARGETDURATION stays 6."""
+    captured = _captured_video_segments()
+    out_msn = next(msn for msn, (duration, _) in sorted(captured.items()) if duration < 6.0)
+    in_msn = out_msn + 4
+    first = 2  # the simulator's segment where the cue-out goes; the cue-in goes 4 segments later (after the cut)
+    sends = [(first * 6 + captured[out_msn][0] + 0.01, {"cueType": "out", "duration": 30000}),
+             ((first + 4 - 1) * 6 + captured[in_msn][0] + 0.01, {"cueType": "in"})]
+    seen: Seen = {}
+    async with running_simulator(quiet, clock=clock, edition="oss", version=version) as sim, \
+            api_client(sim) as api, httpx.AsyncClient(base_url=sim.publisher_url) as pub:
+        names = {}
+        elapsed = 0.0
+        for step in range(1, 2 * 90):  # every version of the chunklists on the way, half a second apart
+            while sends and sends[0][0] <= step / 2:
+                at, cue = sends.pop(0)
+                clock.advance(at - elapsed)
+                elapsed = at
+                reply = await api.post("/v1/vhosts/default/apps/app/streams/stream:sendEvent",
+                                       json={"eventFormat": "cue", "events": [cue]})
+                assert reply.status_code == 200
+            clock.advance(step / 2 - elapsed)
+            elapsed = step / 2
+            if step < 4:
+                continue
+            names = names or _names("/app/stream/", (await pub.get("/app/stream/llhls.m3u8")).text)
+            video = (await pub.get(names["video"])).text
+            _merge(seen, video)
+            assert "#EXT-X-TARGETDURATION:6" in video
+            ts_master = (await pub.get("/app/stream/ts:playlist.m3u8")).text
+            medialist = "/app/stream/" + next(line for line in ts_master.splitlines() if line.startswith("medialist_"))
+            for target in (names["audio"], medialist):
+                text = (await pub.get(target)).text
+                assert not any(line.startswith(MARKER_TAGS) for line in text.splitlines()), target
+            assert not any(line.startswith(MARKER_TAGS) for line in video.splitlines())
+    expected = [captured[msn] for msn in range(out_msn, out_msn + 11)]
+    got = [seen[msn] for msn in range(first, first + 11)]
+    known = [at for at, (_, independent) in enumerate(expected) if independent is not None]
+    assert len(known) >= 6  # the cut ones among them: the capture listed their parts
+    assert [got[at][1] for at in known] == [expected[at][1] for at in known]
+    assert all(abs(a - b) <= 0.001 for (a, _), (b, _) in zip(got, expected, strict=True)), (got, expected)
+
+
+async def test_a_cue_out_of_one_and_a_half_segments_or_less_is_answered_200_and_cuts_nothing(
+        quiet: str, clock: ManualClock) -> None:
+    async with running_simulator(quiet, clock=clock, edition="oss", version="0.19.0") as sim, \
+            api_client(sim) as api, httpx.AsyncClient(base_url=sim.publisher_url) as pub:
+        clock.advance(14.3)
+        path = "/v1/vhosts/default/apps/app/streams/stream:sendEvent"
+        for body in ({"cueType": "out", "duration": 9000}, {"cueType": "out"}):
+            assert (await api.post(path, json={"eventFormat": "cue", "events": [body]})).status_code == 200
+        clock.advance(20)
+        names = _names("/app/stream/", (await pub.get("/app/stream/llhls.m3u8")).text)
+        listed = _segments((await pub.get(names["video"])).text)
+    assert [duration for _, duration, _ in listed] == [6.0] * len(listed) and len(listed) >= 5
