@@ -324,7 +324,7 @@ async def test_a_cue_out_and_in_cut_the_segments_as_the_real_server_did(
     seen: Seen = {}
     async with running_simulator(quiet, clock=clock, edition="oss", version=version) as sim, \
             api_client(sim) as api, httpx.AsyncClient(base_url=sim.publisher_url) as pub:
-        names = {}
+        names: dict[str, str] = {}
         elapsed = 0.0
         for step in range(1, 2 * 90):  # every version of the chunklists on the way, half a second apart
             while sends and sends[0][0] <= step / 2:
