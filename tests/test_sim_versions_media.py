@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import m3u8
 import pytest
 from conftest import api_client, running_simulator
 
@@ -368,3 +369,74 @@ async def test_a_cue_out_of_one_and_a_half_segments_or_less_is_answered_200_and_
         names = _names("/app/stream/", (await pub.get("/app/stream/llhls.m3u8")).text)
         listed = _segments((await pub.get(names["video"])).text)
     assert [duration for _, duration, _ in listed] == [6.0] * len(listed) and len(listed) >= 5
+
+
+# -- open source 0.19 and 0.20: the playlists' layout ---------------------------------------------------------------
+
+def _tag(line: str) -> str:
+    return line.split(":", 1)[0] if line.startswith("#") else ("" if not line else "URI")
+
+
+def _attributes(line: str) -> list[tuple[str, str]]:
+    """NAME=value pairs of a tag line, quoted values kept whole."""
+    body, pairs, at = line.split(":", 1)[1], [], 0
+    while at < len(body):
+        name, _, rest = body[at:].partition("=")
+        value = rest[:rest.index('"', 1) + 1] if rest.startswith('"') else rest.split(",", 1)[0]
+        pairs.append((name, value))
+        at += len(name) + 1 + len(value) + 1
+    return pairs
+
+
+async def test_the_multivariant_playlists_are_laid_out_as_captured(oss_019: RunningSimulator) -> None:
+    """Same lines in the same order (two empty ones included), same attributes in the same order; fixed values
+    equal, live ones by their format: URIs absolute, BANDWIDTH the input's bitrate (800 kb/s here)."""
+    async with httpx.AsyncClient(base_url=oss_019.publisher_url) as pub:
+        for capture_name, target in (("23_llhls_master.json", "/app/stream/llhls.m3u8"),
+                                     ("26_hls_ts_playlist.json", "/app/stream/ts:playlist.m3u8")):
+            captured = _capture(capture_name)["response"]["body"].split("\n")
+            ours = (await pub.get(target)).text.split("\n")
+            assert [_tag(line) for line in ours] == [_tag(line) for line in captured], capture_name
+            m3u8.loads("\n".join(ours))  # an independent parser takes it
+            for mine, theirs in zip(ours, captured, strict=True):
+                if not mine.startswith(("#EXT-X-MEDIA:", "#EXT-X-STREAM-INF:")):
+                    continue
+                got, expected = _attributes(mine), _attributes(theirs)
+                assert [name for name, _ in got] == [name for name, _ in expected], mine
+                for (name, value), (_, captured_value) in zip(got, expected, strict=True):
+                    if name in ("GROUP-ID", "NAME", "DEFAULT", "AUTOSELECT", "FRAME-RATE", "AUDIO"):
+                        assert value == captured_value, name
+                    elif name in ("BANDWIDTH", "AVERAGE-BANDWIDTH"):
+                        assert value.isdigit(), name
+                    elif name == "URI":
+                        assert value.startswith('"/app/stream/chunklist_1_audio_'), value
+            stream_inf = dict(_attributes(next(line for line in ours if line.startswith("#EXT-X-STREAM-INF"))))
+            if capture_name.startswith("23"):
+                assert stream_inf["BANDWIDTH"] == "800000"
+                assert ours[-2].startswith("/app/stream/chunklist_0_video_")
+            else:
+                assert stream_inf["AVERAGE-BANDWIDTH"] == "800000"
+                assert int(stream_inf["BANDWIDTH"]) > 800000  # the peak
+
+
+async def test_the_chunklists_carry_each_tracks_part_target_and_no_rendition_report(
+        oss_019: RunningSimulator) -> None:
+    """The capture: video PART-TARGET 0.5, audio 0.511 (its longest part: the AAC frame crossing 0.5 s),
+    PART-HOLD-BACK 1.533 = 3 x 0.511 in both, no RENDITION-REPORT; the header tags in the capture's order."""
+    captured = {track: _capture(name)["response"]["body"] for track, name in
+                (("video", "24_llhls_chunklist_video.json"), ("audio", "25_llhls_chunklist_audio.json"))}
+    async with httpx.AsyncClient(base_url=oss_019.publisher_url) as pub:
+        names = _names("/app/stream/", (await pub.get("/app/stream/llhls.m3u8")).text)
+        ours = {track: (await pub.get(names[track])).text for track in ("video", "audio")}
+    for text in (*captured.values(), *ours.values()):
+        playlist = m3u8.loads(text)
+        parts = [part.duration for segment in playlist.segments for part in segment.parts]
+        assert playlist.part_inf.part_target == max(parts)  # a track's PART-TARGET is its longest part
+        assert "#EXT-X-RENDITION-REPORT" not in text
+    for source in (captured, ours):
+        targets = [m3u8.loads(source[track]).part_inf.part_target for track in ("video", "audio")]
+        for track in ("video", "audio"):
+            assert m3u8.loads(source[track]).server_control.part_hold_back == pytest.approx(3 * max(targets))
+    head = [_tag(line) for line in captured["video"].splitlines()[:7]]
+    assert [_tag(line) for line in ours["video"].splitlines()[:7]] == head
+    assert m3u8.loads(ours["audio"]).part_inf.part_target > m3u8.loads(ours["video"]).part_inf.part_target == 0.5

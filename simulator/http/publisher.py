@@ -75,7 +75,8 @@ class PublisherApp:
     def __init__(self, world: World, limits: PublisherLimits | None = None) -> None:
         self.world = world
         self.limits = limits or PublisherLimits()
-        self.layout = Layout.from_settings(world.scenario.media)
+        self.layout = Layout.from_settings(world.scenario.media,
+                                           audio_parts_cross_target=world.profile.captured_playlists)
         self.cache = ByteCache(self.limits.cache_bytes)
         self.connections = PublisherConnections(world, max_counted=self.limits.max_sessions,
                                                 max_per_address=self.limits.max_sessions_per_address)
@@ -176,7 +177,7 @@ class PublisherApp:
         if found is not None:  # another stream object took the same id: the old one is gone
             self.cache.release(found.media.identity)
         media = LiveMedia(self.layout, stream.vhost, stream.app, stream.name, stream.created_ms, stream.events,
-                          self.cache, self.world.profile)
+                          self.cache, self.world.profile, stream.bitrate_kbps * 1000)
         watched = self._media[id(stream)] = _Watched(stream, media, now)
         return watched
 

@@ -73,7 +73,9 @@ class Layout:
     """As configured (the marker rule uses it)."""
 
     @classmethod
-    def from_settings(cls, settings: MediaSettings) -> Layout:
+    def from_settings(cls, settings: MediaSettings, *, audio_parts_cross_target: bool = False) -> Layout:
+        """`audio_parts_cross_target`: an audio part ends on the AAC frame that reaches PART-TARGET (the captured
+        0.19.0: 22 frames at 44.1 kHz, 0.511 s) rather than on the last one that fits in it."""
         keyframe_frames = max(1, round(settings.keyframe_interval * VIDEO_TIMESCALE / FRAME_TICKS))
         segment_frames = keyframe_frames * max(1, round(settings.segment_duration / settings.keyframe_interval))
         wanted = max(1, int(settings.part_target * VIDEO_TIMESCALE / FRAME_TICKS + 1e-9))
@@ -83,7 +85,8 @@ class Layout:
         else:
             pattern = [min(segment_frames, keyframe_frames * (wanted // keyframe_frames))]
         video = TrackGrid(FRAME_TICKS, tuple(frames * FRAME_TICKS for frames in pattern), False)
-        audio_frames = max(1, video.part_ticks // AUDIO_FRAME_TICKS_90K)
+        audio_frames = max(1, (-(-video.part_ticks // AUDIO_FRAME_TICKS_90K) if audio_parts_cross_target
+                               else video.part_ticks // AUDIO_FRAME_TICKS_90K))
         audio = TrackGrid(AUDIO_FRAME_TICKS_90K, (audio_frames * AUDIO_FRAME_TICKS_90K,), True)
         return cls(keyframe_frames * FRAME_TICKS, segment_frames * FRAME_TICKS, video, audio,
                    settings.segment_count, settings.segment_duration)
