@@ -19,6 +19,7 @@ from simulator.http.auth import REALM_HEADER, basic_header, check_authorization
 from simulator.http.event_validation import EventRejected, validate_event_set, validate_event_sets
 from simulator.http.json_body import JsonBodyError, parse_json_body
 from simulator.http.openapi import openapi_document
+from simulator.http.stream_info import stream_info
 from simulator.http.wire_json import encode, error_body, ok_body
 from simulator.world.edition import Edition
 from simulator.world.topology import Stream
@@ -178,7 +179,7 @@ class ManagementApi:
                 return 200, ok_body(list(self.world.vhosts))
             case ["vhosts", vhost]:
                 self._vhost(vhost)
-                return 200, ok_body({"name": vhost, "host": {"names": ["*"]}})
+                return 200, ok_body(self._vhost_info(vhost))
             case ["vhosts", vhost, "apps"]:
                 return 200, ok_body(list(self._vhost(vhost).apps))
             case ["vhosts", vhost, "apps", app]:
@@ -190,8 +191,16 @@ class ManagementApi:
             case ["vhosts", vhost, "apps", app, "streams", stream] if ":" not in app:
                 self.world.advance()
                 found = self._stream(vhost, app, stream)
-                return 200, ok_body(views.stream_info(found, self.edition))
+                return 200, ok_body(stream_info(found, self.profile))
         raise _not_found_controller()
+
+    def _vhost_info(self, vhost: str) -> dict[str, Any]:
+        """The virtual host's configuration; open source also echoes its CORS origins and distribution
+        (capture api/18)."""
+        info: dict[str, Any] = {"name": vhost, "host": {"names": ["*"]}}
+        if not self.profile.is_enterprise:
+            info |= {"crossDomains": {"urls": ["*"]}, "distribution": "ovenmediaengine.com"}
+        return info
 
     def _stats(self, path: list[str], render: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
         self.world.advance()
