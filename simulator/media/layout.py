@@ -9,8 +9,9 @@ every segment start, in whole access units, never longer than PART-TARGET (the l
   parts (0.5 s: 15 + 15 frames; 0.3 s: 8 + 8 + 7 + 7), so every keyframe starts a part and no part is
   shorter than 85 % of the longest; from one interval up, whole intervals;
 - audio: as many whole AAC frames as fit PART-TARGET (0.5 s: 23 frames, 0.490667 s), or, as the captured
-  0.19.0 cuts them (`audio_parts_cross_target`), up to the frame that reaches it (24 frames, 0.512 s); the last part of a segment holds what is left. Every AAC frame is independent, so every audio
-  part is an independent part.
+  0.19.0 cuts them (`audio_parts_cross_target`), up to the frame that reaches it (24 frames, 0.512 s); the
+  last part of a segment holds what is left. Every AAC frame is independent, so every audio part is an
+  independent part.
 """
 
 from __future__ import annotations
