@@ -11,12 +11,14 @@ captured stream was.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import struct
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import av
 import httpx
 import m3u8
 import pytest
@@ -440,3 +442,36 @@ async def test_the_chunklists_carry_each_tracks_part_target_and_no_rendition_rep
     head = [_tag(line) for line in captured["video"].splitlines()[:7]]
     assert [_tag(line) for line in ours["video"].splitlines()[:7]] == head
     assert m3u8.loads(ours["audio"]).part_inf.part_target > m3u8.loads(ours["video"]).part_inf.part_target == 0.5
+
+
+async def test_the_cut_segments_are_media_a_demuxer_reads_with_the_durations_the_playlist_states(
+        quiet: str, clock: ManualClock) -> None:
+    """PyAV on the segments around a cue-out's cut: the cut one ends on the frame before the cue point, the
+    short one after it holds the frames up to the next keyframe and does not start on one, and their
+    timestamps run on without a gap."""
+    async with running_simulator(quiet, clock=clock, edition="oss", version="0.19.0") as sim, \
+            api_client(sim) as api, httpx.AsyncClient(base_url=sim.publisher_url) as pub:
+        clock.advance(12 + 5.87)
+        body = {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 30000}]}
+        assert (await api.post("/v1/vhosts/default/apps/app/streams/stream:sendEvent", json=body)).status_code == 200
+        clock.advance(8)
+        names = _names("/app/stream/", (await pub.get("/app/stream/llhls.m3u8")).text)
+        chunklist = (await pub.get(names["video"])).text
+        stated = {msn: duration for msn, duration, _ in _segments(chunklist)}
+        key = names["video"].split("_")[3]
+        init = (await pub.get(f"/app/stream/init_0_video_{key}_llhls.m4s")).content
+        media = {msn: (await pub.get(f"/app/stream/seg_0_{msn}_video_{key}_llhls.m4s")).content for msn in (2, 3, 4)}
+    packets = {}
+    for msn, data in media.items():
+        with av.open(io.BytesIO(init + data), format="mp4") as container:
+            stream = container.streams.video[0]
+            found = [p for p in container.demux(stream) if p.size]
+            assert stream.time_base is not None
+            packets[msn] = [(float(p.pts * stream.time_base), float(p.duration * stream.time_base), p.is_keyframe)
+                            for p in found if p.pts is not None and p.duration is not None]
+    for msn, listed in packets.items():
+        assert sum(duration for _, duration, _ in listed) == pytest.approx(stated[msn], abs=1e-4), msn
+    assert len(packets[2]) == 176 and len(packets[3]) == 4  # 5.867 s and 0.133 s of 30 fps
+    assert packets[2][0][2] and not packets[3][0][2] and packets[4][0][2]  # the short one starts between keyframes
+    ends = [listed[-1][0] + listed[-1][1] for listed in (packets[2], packets[3])]
+    assert [packets[3][0][0], packets[4][0][0]] == pytest.approx(ends, abs=1e-4)
