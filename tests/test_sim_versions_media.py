@@ -475,3 +475,24 @@ async def test_the_cut_segments_are_media_a_demuxer_reads_with_the_durations_the
     assert packets[2][0][2] and not packets[3][0][2] and packets[4][0][2]  # the short one starts between keyframes
     ends = [listed[-1][0] + listed[-1][1] for listed in (packets[2], packets[3])]
     assert [packets[3][0][0], packets[4][0][0]] == pytest.approx(ends, abs=1e-4)
+
+
+async def test_the_hls_v3_media_playlist_is_four_segments_of_four_seconds_as_captured(
+        oss_019: RunningSimulator, clock: ManualClock) -> None:
+    """Capture 27: the captured server's HLS v3 SegmentDuration 4 and SegmentCount 4, `#EXTINF` with 3 decimals;
+    the same lines here, and PyAV reads 4 s of video from the newest segment."""
+    clock.advance(20)
+    captured = _capture("27_hls_ts_media_playlist.json")["response"]["body"]
+    async with httpx.AsyncClient(base_url=oss_019.publisher_url) as pub:
+        master = (await pub.get("/app/stream/ts:playlist.m3u8")).text
+        text = (await pub.get("/app/stream/" + master.splitlines()[-1])).text
+        newest = [line for line in text.splitlines() if line.startswith("seg_")][-1]
+        segment = (await pub.get("/app/stream/" + newest)).content
+    assert [_tag(line) for line in text.split("\n")] == [_tag(line) for line in captured.split("\n")]
+    ours, theirs = m3u8.loads(text), m3u8.loads(captured)
+    assert ours.target_duration == theirs.target_duration == 4
+    assert [s.duration for s in ours.segments] == [s.duration for s in theirs.segments] == [4.0] * 4
+    assert all(line == "#EXTINF:4.000," for line in text.splitlines() if line.startswith("#EXTINF"))
+    with av.open(io.BytesIO(segment), format="mpegts") as container:
+        video = [p for p in container.demux(container.streams.video[0]) if p.size]
+    assert len(video) == 4 * 30

@@ -200,7 +200,8 @@ class PublisherApp:
         if ts is not None:
             if ts[0] != media.key:
                 raise HttpError(404, "another life's segment")
-            self._check_complete_segment(media, "video", ts[1], now)
+            if media.ts_segment_ready_ms(ts[1]) > now or ts[1] < media.ts_oldest_served_msn(now):
+                raise HttpError(404, "no such TS segment")
             return Body(media.ts_segment(ts[1])), TS_CONTENT_TYPE.encode(), False
         ref = parse_name(file)
         if ref is None or ref.key != media.key:

@@ -16,6 +16,7 @@ every segment start, in whole access units, never longer than PART-TARGET (the l
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from simulator.media.asset import AUDIO_FRAME_TICKS_90K, FRAME_TICKS
@@ -91,6 +92,12 @@ class Layout:
         audio = TrackGrid(AUDIO_FRAME_TICKS_90K, (audio_frames * AUDIO_FRAME_TICKS_90K,), True)
         return cls(keyframe_frames * FRAME_TICKS, segment_frames * FRAME_TICKS, video, audio,
                    settings.segment_count, settings.segment_duration)
+
+    def with_segments(self, duration: float, count: int) -> Layout:
+        """The same tracks cut into segments of `duration` seconds (whole keyframe intervals), `count` listed."""
+        intervals = max(1, round(duration * VIDEO_TIMESCALE / self.keyframe_ticks))
+        return dataclasses.replace(self, segment_ticks=intervals * self.keyframe_ticks, segment_count=count,
+                                   segment_duration=duration)
 
     def grid(self, track: TrackKind) -> TrackGrid:
         return self.video if track == "video" else self.audio

@@ -27,6 +27,10 @@ from simulator.world.events import EventLog
 
 log = logging.getLogger("simulator.media")
 
+CAPTURED_TS_SEGMENT_S = 4.0
+CAPTURED_TS_SEGMENT_COUNT = 4
+"""The captured server's HLS v3 `SegmentDuration` and `SegmentCount` (captures/ome-0.19.0/Server.xml)."""
+
 EdgeKey = tuple[int, int, int, int, int]
 """(video msn, video parts done, audio msn, audio parts done, events planned): what a playlist shows."""
 
@@ -56,6 +60,13 @@ class LiveMedia:
         self.profile = profile
         self.path = f"/{app}/{stream}/"
         self.timeline = StreamTimeline(layout, created_ms, events, profile)
+        self.ts_layout = layout
+        self.ts_timeline = self.timeline
+        """HLS v3 (MPEG-TS): the LL-HLS segments, or the captured 0.19.0's own 4 s x 4 (its configuration)."""
+        if profile.captured_playlists:
+            self.ts_layout = layout.with_segments(CAPTURED_TS_SEGMENT_S, CAPTURED_TS_SEGMENT_COUNT)
+            self.ts_timeline = StreamTimeline(self.ts_layout, created_ms, events, profile, cue_cuts=False)
+        self._ts_playlist: tuple[tuple[int, int, int], Body] | None = None
         self.key = stream_key(vhost, app, stream, created_ms)
         self.identity = (vhost, app, stream, created_ms)
         """Names this life of the stream in the shared cache."""
@@ -142,9 +153,27 @@ class LiveMedia:
         return Body(text, gzip.compress(text, mtime=0))
 
     def ts_media_playlist(self, now_ms: int) -> Body:
-        return self._playlist("medialist", now_ms, "video", lambda snap: hls_playlist.render_media_playlist(
-            snap.segments, variant=self.key, segment_count=self.layout.segment_count,
-            target_duration=self.layout.target_duration))
+        if self.ts_timeline is self.timeline:
+            return self._playlist("medialist", now_ms, "video", lambda snap: hls_playlist.render_media_playlist(
+                snap.segments, variant=self.key, segment_count=self.layout.segment_count,
+                target_duration=self.layout.target_duration))
+        timeline = self.ts_timeline
+        edge = (*timeline.last_part(timeline.ticks_at(now_ms)), timeline.plan().event_count)
+        if self._ts_playlist is None or self._ts_playlist[0] != edge:
+            snapshot = timeline.snapshot(now_ms)
+            text = hls_playlist.render_media_playlist(
+                snapshot.segments, variant=self.key, segment_count=self.ts_layout.segment_count,
+                target_duration=self.ts_layout.target_duration).encode()
+            self._ts_playlist = (edge, Body(text, gzip.compress(text, compresslevel=5, mtime=0)))
+        return self._ts_playlist[1]
+
+    def ts_segment_ready_ms(self, msn: int) -> int:
+        return self.ts_timeline.wall_ms(self.ts_timeline.track_boundary(msn + 1))
+
+    def ts_oldest_served_msn(self, now_ms: int) -> int:
+        """Older TS segments than this answer 404 (they left every playlist long ago)."""
+        timeline = self.ts_timeline
+        return timeline.msn_at(timeline.ticks_at(now_ms)) - 2 * self.ts_layout.segment_count - 1
 
     # -- media files -----------------------------------------------------------------------------
 
@@ -185,7 +214,7 @@ class LiveMedia:
 
     def ts_segment(self, msn: int) -> bytes:
         def build() -> bytes:
-            timeline = self.timeline
+            timeline = self.ts_timeline
             segment = timeline.segment(msn, timeline.boundary(msn + 1))
             return package_ts_segment(
                 segment, self.asset.video_samples(segment.start, segment.end),

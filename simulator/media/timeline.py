@@ -74,11 +74,15 @@ class Snapshot:
 class StreamTimeline:
     """The timeline of one stream; holds only its derived plan, keyed by how many events it has seen."""
 
-    def __init__(self, layout: Layout, created_ms: int, events: EventLog, profile: ServerProfile = ENTERPRISE) -> None:
+    def __init__(self, layout: Layout, created_ms: int, events: EventLog, profile: ServerProfile = ENTERPRISE, *,
+                 cue_cuts: bool = True) -> None:
+        """`cue_cuts` False: cue events cut no segment here (the captured 0.19.0's HLS v3 packager, which
+        the simulator does not model, see README)."""
         self.layout = layout
         self.created_ms = created_ms
         self.events = events
         self.profile = profile
+        self.cue_cuts = cue_cuts
         self._plan = Plan(-1, (), (), (), ())
 
     def plan(self) -> Plan:
@@ -98,6 +102,8 @@ class StreamTimeline:
             for e in events if isinstance(e.event_set, Id3EventSet)
             if (tag := build_tag(e.event_set)) is not None  # None: cannot be encoded (logged), left out
         )
+        if not self.cue_cuts:
+            return Plan(count, breaks, rejections, placements, ())
         if cut_at_cue:
             return Plan(count, breaks, rejections, placements, (), self._cue_segmentation(breaks))
         seg = self.layout.segment_ticks
