@@ -98,3 +98,24 @@ def test_the_program_names_the_version_it_plays() -> None:
         process.communicate(timeout=20)
     assert first.startswith("ome-simulator (oss 0.19.0, scenario demo,")
     assert reply.json()["response"]["version"] == "0.19.0"
+
+
+@pytest.mark.parametrize("edition", ["oss", "enterprise"])
+async def test_open_source_ignores_what_it_does_not_read_where_enterprise_refuses(edition: str) -> None:
+    """Open source reads `urgent` only when it is a bool and a frame's info or data only when they are text
+    (reference §2.3); the seed's Enterprise refuses both."""
+    bodies = [{"eventFormat": "id3v2", "urgent": "yes", "events": [{"frameType": "TIT2", "data": "t"}]},
+              {"eventFormat": "id3v2", "events": [{"frameType": "TXXX", "info": 1, "data": "v"}]}]
+    async with running_simulator(edition=edition, version="0.19.0" if edition == "oss" else None) as simulator, \
+            api_client(simulator) as http:  # type: ignore[arg-type]
+        stream = next(iter(simulator.world.live_streams()))
+        path = f"/v1/vhosts/{stream.vhost}/apps/{stream.app}/streams/{stream.name}:sendEvent"
+        replies = [await http.post(path, json=body) for body in bodies]
+    if edition == "oss":
+        assert [r.status_code for r in replies] == [200, 200]
+        sets = [e.event_set for e in stream.events.events]
+        assert sets[0].urgent is None and sets[1].events[0].info is None and sets[1].events[0].data == "v"
+    else:
+        assert [(r.status_code, r.json()["message"]) for r in replies] == [
+            (400, "[HTTP] urgent must be boolean (400)"), (400, "[HTTP] info must be string (400)")]
+        assert stream.events.events == []

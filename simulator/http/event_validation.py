@@ -35,12 +35,14 @@ def validate_event_set(value: Any, profile: ServerProfile) -> CueEventSet | Id3E
     event_format = value["eventFormat"]
     urgent = value.get("urgent")
     if urgent is not None and not isinstance(urgent, bool):
-        raise EventRejected("urgent must be boolean")
+        if profile.is_enterprise:
+            raise EventRejected("urgent must be boolean")
+        urgent = None  # open source reads `urgent` only when it is a bool (reference §2.3)
     match event_format.lower():
         case "cue" if profile.accepts_cue:
             return _cue_event_set(value["events"], urgent, profile)
         case "id3v2":
-            frames = tuple(_id3_frame(e) for e in value["events"])
+            frames = tuple(_id3_frame(e, profile) for e in value["events"])
             _check_tag_size(frames)
             return Id3EventSet(eventType=_event_type(value, profile), events=frames, urgent=urgent)
         case _:
@@ -107,7 +109,7 @@ def _event_type(value: dict[str, Any], profile: ServerProfile) -> Id3EventType:
     raise EventRejected(f"eventType is not supported: [{given[0]}]")
 
 
-def _id3_frame(value: Any) -> Id3Frame:
+def _id3_frame(value: Any, profile: ServerProfile) -> Id3Frame:
     if not isinstance(value, dict) or not isinstance(value.get("frameType"), str):
         raise EventRejected("frameType is required in events")
     frame_type = value["frameType"].upper()
@@ -117,16 +119,21 @@ def _id3_frame(value: Any) -> Id3Frame:
         or not (frame_type.startswith("T") or frame_type == "PRIV")
     ):
         raise EventRejected(f"frameType is not supported: [{value['frameType']}]")
+    texts: dict[str, str | None] = {}
     for name in ("info", "data"):
         if name in value and not isinstance(value[name], str):
-            raise EventRejected(f"{name} must be string")
-    info = value.get("info")
+            if profile.is_enterprise:
+                raise EventRejected(f"{name} must be string")
+            texts[name] = None  # open source reads a missing or non-text info or data as empty (reference §2.3)
+        else:
+            texts[name] = value.get(name)
+    info = texts["info"]
     if frame_type == "PRIV" and info is not None:
         if "\x00" in info:
             raise EventRejected("info of a PRIV frame must not contain NUL")
         if any(ord(c) > 0xFF for c in info):  # the owner is ISO-8859-1 in ID3
             raise EventRejected("info of a PRIV frame must be Latin-1 text")
-    return Id3Frame(frameType=frame_type, info=info, data=value.get("data"))
+    return Id3Frame(frameType=frame_type, info=info, data=texts["data"])
 
 
 def _check_tag_size(frames: tuple[Id3Frame, ...]) -> None:

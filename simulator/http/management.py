@@ -14,6 +14,7 @@ from urllib.parse import unquote_to_bytes
 
 from simulator.http import views
 from simulator.http.api_headers import json_headers, send_json, send_preflight
+from simulator.http.app_info import app_info
 from simulator.http.asgi import BodyTooLarge, Headers, Message, Receive, Request, Scope, Send, header_value
 from simulator.http.auth import REALM_HEADER, basic_header, check_authorization
 from simulator.http.event_validation import EventRejected, validate_event_set, validate_event_sets
@@ -183,8 +184,7 @@ class ManagementApi:
             case ["vhosts", vhost, "apps"]:
                 return 200, ok_body(list(self._vhost(vhost).apps))
             case ["vhosts", vhost, "apps", app]:
-                self._app(vhost, app)
-                return 200, ok_body({"dynamic": False, "name": app, "type": "live"})
+                return 200, ok_body(app_info(self._app(vhost, app), self.world.scenario.media, self.profile))
             case ["vhosts", vhost, "apps", app, "streams"] if ":" not in app:
                 self.world.advance()
                 return 200, ok_body(list(self._app(vhost, app).streams))
