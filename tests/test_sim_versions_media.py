@@ -496,3 +496,38 @@ async def test_the_hls_v3_media_playlist_is_four_segments_of_four_seconds_as_cap
     with av.open(io.BytesIO(segment), format="mpegts") as container:
         video = [p for p in container.demux(container.streams.video[0]) if p.size]
     assert len(video) == 4 * 30
+
+
+async def test_the_hls_v3_packager_cuts_at_the_first_cue_out_only(quiet: str, clock: ManualClock) -> None:
+    """The captured caveat: a cue-out without duration (LL-HLS dropped it) cut the TS media playlist into 4.000
+    then 1.000 s; every later cue-out was refused by the TS packager while LL-HLS took it."""
+    async with running_simulator(quiet, clock=clock, edition="oss", version="0.19.0") as sim, \
+            api_client(sim) as api, httpx.AsyncClient(base_url=sim.publisher_url) as pub:
+        path = "/v1/vhosts/default/apps/app/streams/stream:sendEvent"
+        clock.advance(15.96)  # 40 ms before a TS boundary (16 s), as the captured one (279.96 s)
+        assert (await api.post(path, json={"eventFormat": "cue", "events": [{"cueType": "out"}]})).status_code == 200
+        clock.advance(30.5 - 15.96)
+        later = {"eventFormat": "cue", "events": [{"cueType": "out", "duration": 12000}]}
+        assert (await api.post(path, json=later)).status_code == 200
+        clock.advance(50 - 30.5)
+        master = (await pub.get("/app/stream/ts:playlist.m3u8")).text
+        ts = m3u8.loads((await pub.get("/app/stream/" + master.splitlines()[-1])).text)
+        names = _names("/app/stream/", (await pub.get("/app/stream/llhls.m3u8")).text)
+        llhls = _segments((await pub.get(names["video"])).text)
+    # 32-48 s: the later cue-out (30.5 s, 12 s long) would have cut at 31 and 43 s; segment 4 was the 1.0 s one
+    assert [(s.uri.split("_")[2], s.duration) for s in ts.segments] == [
+        ("9", 4.0), ("10", 4.0), ("11", 4.0), ("12", 4.0)]
+    assert any(duration < 6.0 for _, duration, _ in llhls)  # LL-HLS cut at the later one (30.5 s)
+
+
+async def test_the_first_cue_out_without_duration_cuts_a_one_second_ts_segment(
+        quiet: str, clock: ManualClock) -> None:
+    async with running_simulator(quiet, clock=clock, edition="oss", version="0.19.0") as sim, \
+            api_client(sim) as api, httpx.AsyncClient(base_url=sim.publisher_url) as pub:
+        clock.advance(15.96)
+        body = {"eventFormat": "cue", "events": [{"cueType": "out"}]}
+        assert (await api.post("/v1/vhosts/default/apps/app/streams/stream:sendEvent", json=body)).status_code == 200
+        clock.advance(23 - 15.96)
+        master = (await pub.get("/app/stream/ts:playlist.m3u8")).text
+        ts = m3u8.loads((await pub.get("/app/stream/" + master.splitlines()[-1])).text)
+    assert [s.duration for s in ts.segments] == [4.0, 4.0, 1.0, 3.0]  # 8-12, 12-16, 16-17, 17-20

@@ -65,7 +65,7 @@ class LiveMedia:
         """HLS v3 (MPEG-TS): the LL-HLS segments, or the captured 0.19.0's own 4 s x 4 (its configuration)."""
         if profile.captured_playlists:
             self.ts_layout = layout.with_segments(CAPTURED_TS_SEGMENT_S, CAPTURED_TS_SEGMENT_COUNT)
-            self.ts_timeline = StreamTimeline(self.ts_layout, created_ms, events, profile, cue_cuts=False)
+            self.ts_timeline = StreamTimeline(self.ts_layout, created_ms, events, profile, cue_cuts="first-out")
         self._ts_playlist: tuple[tuple[int, int, int], Body] | None = None
         self.key = stream_key(vhost, app, stream, created_ms)
         self.identity = (vhost, app, stream, created_ms)

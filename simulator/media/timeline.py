@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import Literal
 
 from simulator.media.asset import FRAME_TICKS
 from simulator.media.cue_cuts import CueSegmentation, Cut
@@ -23,8 +24,8 @@ from simulator.media.layout import Layout
 from simulator.media.markers import Break, Rejection, media_ticks, plan_breaks, scte35_in, scte35_out
 from simulator.media.model import VIDEO_TIMESCALE, CueTag, DateRange, Id3Placement, Part, Segment, TrackKind
 from simulator.world.edition import ENTERPRISE, ServerProfile
-from simulator.world.events import EventLog
-from simulator.world.wire import Id3EventSet
+from simulator.world.events import AcceptedEvent, EventLog
+from simulator.world.wire import CueEventSet, Id3EventSet
 
 TICKS_PER_MS = VIDEO_TIMESCALE // 1000
 
@@ -75,9 +76,9 @@ class StreamTimeline:
     """The timeline of one stream; holds only its derived plan, keyed by how many events it has seen."""
 
     def __init__(self, layout: Layout, created_ms: int, events: EventLog, profile: ServerProfile = ENTERPRISE, *,
-                 cue_cuts: bool = True) -> None:
-        """`cue_cuts` False: cue events cut no segment here (the captured 0.19.0's HLS v3 packager, which
-        the simulator does not model, see README)."""
+                 cue_cuts: Literal["profile", "first-out"] = "profile") -> None:
+        """`cue_cuts`: as the profile's LL-HLS packager cuts, or as the captured 0.19.0's HLS v3 packager did
+        (`first_out_cuts`)."""
         self.layout = layout
         self.created_ms = created_ms
         self.events = events
@@ -102,13 +103,29 @@ class StreamTimeline:
             for e in events if isinstance(e.event_set, Id3EventSet)
             if (tag := build_tag(e.event_set)) is not None  # None: cannot be encoded (logged), left out
         )
-        if not self.cue_cuts:
-            return Plan(count, breaks, rejections, placements, ())
+        if self.cue_cuts == "first-out":
+            return Plan(count, breaks, rejections, placements, self._first_out_cuts(events))
         if cut_at_cue:
             return Plan(count, breaks, rejections, placements, (), self._cue_segmentation(breaks))
         seg = self.layout.segment_ticks
         cuts = sorted({t for b in breaks for t in (b.out_time, b.in_time) if t % seg})
         return Plan(count, breaks, rejections, placements, tuple(cuts))
+
+    def _first_out_cuts(self, events: list[AcceptedEvent]) -> tuple[int, ...]:
+        """The captured 0.19.0's HLS v3 packager took the first cue-out after the stream's start only (even one
+        the LL-HLS rules dropped: its 0 ms cue-out gave a 4.000 s then a 1.000 s TS segment) and refused every
+        later cue. It cuts on the first keyframe at or after the cue, and on the first keyframe after that
+        plus the cue's duration (inferred from that one capture)."""
+        first = next((e for e in events if isinstance(e.event_set, CueEventSet)
+                      and any(cue.cueType == "out" for cue in e.event_set.events)), None)
+        if first is None:
+            return ()
+        assert isinstance(first.event_set, CueEventSet)
+        cue = next(cue for cue in first.event_set.events if cue.cueType == "out")
+        keyframe, seg = self.layout.keyframe_ticks, self.layout.segment_ticks
+        out = -(-media_ticks(first.accepted_ms, self.created_ms) // keyframe) * keyframe
+        back = ((out + (cue.duration or 0) * TICKS_PER_MS) // keyframe + 1) * keyframe
+        return tuple(t for t in (out, back) if t % seg)
 
     def _cue_segmentation(self, breaks: tuple[Break, ...]) -> CueSegmentation:
         cuts = [Cut(b.out_time, "out") for b in breaks]
