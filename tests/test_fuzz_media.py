@@ -88,7 +88,9 @@ def test_every_id3_tag_holds_exactly_the_frames_sent(sent: list[Id3Frame], event
     assert tag is not None
     assert [_written(frame_id, payload) for frame_id, payload in read_id3v24(tag)] == [_sent(f) for f in sent]
     parsed = ID3(io.BytesIO(tag))  # type: ignore[no-untyped-call]
-    assert parsed.version == (2, 4, 0) and {key[:4] for key in parsed} == {f.frameType for f in sent}
+    # mutagen drops a text frame whose text is empty when reading it (no trailing NUL, as the real server writes)
+    readable = {f.frameType for f in sent if f.frameType == "PRIV" or f.data}
+    assert parsed.version == (2, 4, 0) and {key[:4] for key in parsed} == readable
 
 
 def _accepted_then_built(value: dict[str, Any]) -> bytes | None:
@@ -121,9 +123,10 @@ def test_an_event_set_that_cannot_be_encoded_is_skipped_not_raised(caplog: pytes
 
 
 def test_a_text_frame_without_data_is_written_with_empty_text() -> None:
+    """The encoding byte alone, as the real server writes it (no NUL); mutagen skips such a frame on reading."""
     tag = _accepted_then_built({"eventFormat": "id3v2", "events": [{"frameType": "TIT2"}]})
-    assert tag is not None and read_id3v24(tag) == [("TIT2", b"\x03\x00")]
-    assert str(ID3(io.BytesIO(tag))["TIT2"]) == ""  # type: ignore[no-untyped-call]
+    assert tag is not None and read_id3v24(tag) == [("TIT2", b"\x03")]
+    assert "TIT2" not in ID3(io.BytesIO(tag))  # type: ignore[no-untyped-call]
 
 
 def _crc32_mpeg2(data: bytes) -> int:

@@ -16,15 +16,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from simulator.media import fmp4, hls_playlist, llhls_playlist
-from simulator.media.asset import LOOP_TICKS, load_asset
+from simulator.media.asset import FRAME_TICKS, LOOP_TICKS, Asset, load_asset
 from simulator.media.cache import ByteCache
 from simulator.media.layout import Layout
 from simulator.media.model import VIDEO_TIMESCALE, TrackKind
 from simulator.media.mpegts import package_ts_segment
 from simulator.media.timeline import Snapshot, StreamTimeline
+from simulator.world.edition import ENTERPRISE, ServerProfile
 from simulator.world.events import EventLog
 
 log = logging.getLogger("simulator.media")
+
+CAPTURED_TS_SEGMENT_S = 4.0
+CAPTURED_TS_SEGMENT_COUNT = 4
+"""The captured server's HLS v3 `SegmentDuration` and `SegmentCount` (captures/ome-0.19.0/Server.xml)."""
 
 EdgeKey = tuple[int, int, int, int, int]
 """(video msn, video parts done, audio msn, audio parts done, events planned): what a playlist shows."""
@@ -46,10 +51,22 @@ def stream_key(vhost: str, app: str, stream: str, created_ms: int) -> str:
 
 class LiveMedia:
     def __init__(self, layout: Layout, vhost: str, app: str, stream: str, created_ms: int, events: EventLog,
-                 cache: ByteCache | None = None) -> None:
-        """`cache`: where its media bytes are kept (the publisher's, shared by every stream), else its own."""
+                 cache: ByteCache | None = None, profile: ServerProfile = ENTERPRISE,
+                 input_bps: int | None = None) -> None:
+        """`cache`: where its media bytes are kept (the publisher's, shared by every stream), else its own;
+        `profile`: the server played (its cue cuts, marker tags and playlist layout); `input_bps`: the
+        stream's input bitrate, which the captured layout's BANDWIDTH states."""
         self.layout = layout
-        self.timeline = StreamTimeline(layout, created_ms, events)
+        self.profile = profile
+        self.path = f"/{app}/{stream}/"
+        self.timeline = StreamTimeline(layout, created_ms, events, profile)
+        self.ts_layout = layout
+        self.ts_timeline = self.timeline
+        """HLS v3 (MPEG-TS): the LL-HLS segments, or the captured 0.19.0's own 4 s x 4 (its configuration)."""
+        if profile.captured_playlists:
+            self.ts_layout = layout.with_segments(CAPTURED_TS_SEGMENT_S, CAPTURED_TS_SEGMENT_COUNT)
+            self.ts_timeline = StreamTimeline(self.ts_layout, created_ms, events, profile, cue_cuts="first-out")
+        self._ts_playlist: tuple[tuple[int, int, int], Body] | None = None
         self.key = stream_key(vhost, app, stream, created_ms)
         self.identity = (vhost, app, stream, created_ms)
         """Names this life of the stream in the shared cache."""
@@ -63,6 +80,7 @@ class LiveMedia:
         self._logged = 0
         loop_bytes = sum(map(len, self.asset.video_frames)) + sum(map(len, self.asset.audio_frames))
         self.bandwidth = round(loop_bytes * 8 / (LOOP_TICKS / VIDEO_TIMESCALE) * 1.25)
+        self.input_bps = input_bps if input_bps and input_bps > 0 else self.bandwidth
 
     # -- the live edge ---------------------------------------------------------------------------
 
@@ -108,26 +126,54 @@ class LiveMedia:
         return cached[1]
 
     def llhls_multivariant(self) -> Body:
-        text = llhls_playlist.multivariant(
-            self.key, codecs=(self.asset.video_codec, self.asset.audio_codec),
-            resolution=(self.asset.width, self.asset.height), bandwidth=self.bandwidth)
+        codecs = (self.asset.video_codec, self.asset.audio_codec)
+        resolution = (self.asset.width, self.asset.height)
+        if self.profile.captured_playlists:
+            text = llhls_playlist.captured_multivariant(self.path, self.key, codecs=codecs, resolution=resolution,
+                                                        bandwidth=self.input_bps, channels=self.asset.channels)
+        else:
+            text = llhls_playlist.multivariant(self.key, codecs=codecs, resolution=resolution,
+                                               bandwidth=self.bandwidth)
         return Body(text.encode(), gzip.compress(text.encode(), mtime=0))
 
     def chunklist(self, track: TrackKind, now_ms: int) -> Body:
-        return self._playlist(f"chunklist-{track}", now_ms, track,
-                              lambda snap: llhls_playlist.chunklist(snap, self.layout, track, self.key))
+        return self._playlist(f"chunklist-{track}", now_ms, track, lambda snap: llhls_playlist.chunklist(
+            snap, self.layout, track, self.key, captured=self.profile.captured_playlists))
 
     def ts_multivariant(self) -> Body:
-        variant = hls_playlist.TsVariant(
-            self.key, self.bandwidth, hls_playlist.codecs_attribute(self.asset.sps, self.asset.audio_specific_config),
-            (self.asset.width, self.asset.height), 30.0)
+        codecs = hls_playlist.codecs_attribute(self.asset.sps, self.asset.audio_specific_config)
+        if self.profile.captured_playlists:  # the input's average, and its peak by the loop's own peak/average
+            variant = hls_playlist.TsVariant(self.key, round(self.input_bps * _peak_ratio(self.asset)), codecs,
+                                             (self.asset.width, self.asset.height), 30.0,
+                                             average_bandwidth=self.input_bps)
+        else:
+            variant = hls_playlist.TsVariant(self.key, self.bandwidth, codecs, (self.asset.width, self.asset.height),
+                                             30.0)
         text = hls_playlist.render_multivariant_playlist([variant]).encode()
         return Body(text, gzip.compress(text, mtime=0))
 
     def ts_media_playlist(self, now_ms: int) -> Body:
-        return self._playlist("medialist", now_ms, "video", lambda snap: hls_playlist.render_media_playlist(
-            snap.segments, variant=self.key, segment_count=self.layout.segment_count,
-            target_duration=self.layout.target_duration))
+        if self.ts_timeline is self.timeline:
+            return self._playlist("medialist", now_ms, "video", lambda snap: hls_playlist.render_media_playlist(
+                snap.segments, variant=self.key, segment_count=self.layout.segment_count,
+                target_duration=self.layout.target_duration))
+        timeline = self.ts_timeline
+        edge = (*timeline.last_part(timeline.ticks_at(now_ms)), timeline.plan().event_count)
+        if self._ts_playlist is None or self._ts_playlist[0] != edge:
+            snapshot = timeline.snapshot(now_ms)
+            text = hls_playlist.render_media_playlist(
+                snapshot.segments, variant=self.key, segment_count=self.ts_layout.segment_count,
+                target_duration=self.ts_layout.target_duration).encode()
+            self._ts_playlist = (edge, Body(text, gzip.compress(text, compresslevel=5, mtime=0)))
+        return self._ts_playlist[1]
+
+    def ts_segment_ready_ms(self, msn: int) -> int:
+        return self.ts_timeline.wall_ms(self.ts_timeline.track_boundary(msn + 1))
+
+    def ts_oldest_served_msn(self, now_ms: int) -> int:
+        """Older TS segments than this answer 404 (they left every playlist long ago)."""
+        timeline = self.ts_timeline
+        return timeline.msn_at(timeline.ticks_at(now_ms)) - 2 * self.ts_layout.segment_count - 1
 
     # -- media files -----------------------------------------------------------------------------
 
@@ -168,7 +214,7 @@ class LiveMedia:
 
     def ts_segment(self, msn: int) -> bytes:
         def build() -> bytes:
-            timeline = self.timeline
+            timeline = self.ts_timeline
             segment = timeline.segment(msn, timeline.boundary(msn + 1))
             return package_ts_segment(
                 segment, self.asset.video_samples(segment.start, segment.end),
@@ -178,3 +224,14 @@ class LiveMedia:
 
     def _cached(self, key: tuple[object, ...], build: Callable[[], bytes]) -> bytes:
         return self._cache.get(self.identity, key, build)
+
+
+def _peak_ratio(asset: Asset) -> float:
+    """The loop's busiest second (its video frames, with the audio's average) over its average rate."""
+    per_second = round(VIDEO_TIMESCALE / FRAME_TICKS)
+    sizes = [len(frame) for frame in asset.video_frames]
+    audio_per_second = sum(map(len, asset.audio_frames)) / (LOOP_TICKS / VIDEO_TIMESCALE)
+    seconds = max(1, len(sizes) // per_second)
+    windows = [sum(sizes[at * per_second:(at + 1) * per_second]) for at in range(seconds)]
+    average = sum(sizes) / (len(sizes) / per_second) + audio_per_second
+    return (max(windows) + audio_per_second) / average

@@ -109,6 +109,15 @@ class ServerProfile:
             return "enterprise"
         return "oss-0.21" if self.minor >= 21 else "oss-0.19"
 
+    @property
+    def captured_playlists(self) -> bool:
+        """Playlists laid out as the captured 0.19.0 writes them (captures/ome-0.19.0 `playlists/`): absolute
+        URIs, `bypass_audio` / `Audio_1` / CHANNELS and the input's bitrate in `llhls.m3u8`; each track's own
+        PART-TARGET (an audio part ends on the AAC frame that crosses it), PART-HOLD-BACK three times the
+        longest, no RENDITION-REPORT; AVERAGE-BANDWIDTH in the HLS v3 playlist. Open source 0.19 and 0.20;
+        0.21 (not captured) and Enterprise keep the simulator's earlier layout."""
+        return not self.is_enterprise and self.minor <= 20
+
     def describe(self) -> str:
         """How the simulator names itself when it starts: `oss 0.19.0`, `enterprise 0.20.5.0-1`."""
         return f"{self.edition} {self.version}"
