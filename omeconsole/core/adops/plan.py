@@ -119,7 +119,7 @@ def plan_cue_out(given: PlanInput, duration_s: float) -> SendPlan:
     refusal = _refusal(given)
     if refusal is None and duration_ms <= 0:
         refusal = PlanRefusal("bad-duration", f"a break lasts more than 0 and at most {MAX_DURATION_S:g} s")
-    warnings = [PlanWarning(b.code, b.message) for b in rules.cue_out_rules(_facts(given), duration_s)]
+    warnings = _judged(given, rules.cue_out_rules(_facts(given), duration_s))
     warnings.extend(_marker_note(given))
     return _plan(given, "cue-out", "sendEvent", event_body(event_set), warnings, refusal, expect="cue-out",
                  planned_s=duration_ms / 1000 if duration_ms > 0 else None)
@@ -127,9 +127,16 @@ def plan_cue_out(given: PlanInput, duration_s: float) -> SendPlan:
 
 def plan_cue_in(given: PlanInput) -> SendPlan:
     event_set = CueEventSet(events=[CueEvent(cueType="in")])
-    warnings = [PlanWarning(b.code, b.message) for b in rules.cue_in_rules(_facts(given))]
+    warnings = _judged(given, rules.cue_in_rules(_facts(given)))
     return _plan(given, "cue-in", "sendEvent", event_body(event_set), [*warnings, *_marker_note(given)],
                  _refusal(given), expect="cue-in")
+
+
+def _judged(given: PlanInput, broken: list[rules.Broken]) -> list[PlanWarning]:
+    """The rules as warnings to confirm; none on a server that refuses cue events outright (its 400 says it)."""
+    if given.markers.writing == "refused":
+        return []
+    return [PlanWarning(b.code, b.message) for b in broken]
 
 
 def _facts(given: PlanInput) -> rules.Facts:
