@@ -47,6 +47,8 @@ class BreakView:
     """True when the splice time came from the playlist, False when estimated from the API answer."""
     in_flight: str | None
     confirmations: tuple[str, ...]
+    sent_here: bool = False
+    """True for a break this console sent; False for one it only saw in the playlist (someone else's)."""
 
 
 class AdBreak:
@@ -62,6 +64,7 @@ class AdBreak:
         self.splice_wall: datetime | None = None
         self.from_playlist = False
         self.playlist_readable = True
+        self.sent_here = False
         self._confirmations: list[str] = []
 
     def try_begin(self, action: str) -> str | None:
@@ -82,6 +85,7 @@ class AdBreak:
             self.message = "cue-out sent, waiting for the server's answer"
             self.splice_wall = None
             self.from_playlist = False
+            self.sent_here = True
             self._confirmations.clear()
 
     def send_accepted(self, action: str, *, planned_s: float | None = None) -> None:
@@ -134,8 +138,9 @@ class AdBreak:
             self.splice_wall = seen.splice_wall or self._clock.wall()
             self.planned_s = seen.planned_s
             self.from_playlist = True
+            self.sent_here = False
             self.state = BreakState.SCHEDULED
-            self.message = "a break is in the playlist"
+            self.message = "a break is in the playlist (not sent from this console)"
             self._advance(self._clock.wall())
         elif (self.state in _BREAK_OPEN and seen.ended and self.from_playlist
               and seen.splice_wall == self.splice_wall):
@@ -168,7 +173,7 @@ class AdBreak:
         if self.state is BreakState.ON_AIR and self.splice_wall is not None and self.planned_s is not None:
             remaining = max(0.0, (self.splice_wall - self._clock.wall()).total_seconds() + self.planned_s)
         return BreakView(self.state, self.message, self.planned_s, self.splice_wall, remaining,
-                         self.from_playlist, self.in_flight, tuple(self._confirmations))
+                         self.from_playlist, self.in_flight, tuple(self._confirmations), self.sent_here)
 
     def _advance(self, now: datetime) -> None:
         if self.state is BreakState.SCHEDULED and self.splice_wall is not None and now >= self.splice_wall:

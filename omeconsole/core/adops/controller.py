@@ -26,8 +26,9 @@ from omeconsole.core.adops import plan as planning
 from omeconsole.core.adops.ad_break import AdBreak, BreakView
 from omeconsole.core.adops.audit import OUTCOME_UNKNOWN, AuditLog, Intent, OutcomeKind, Status
 from omeconsole.core.adops.follower import FollowerEvent, PlaylistFollower, PlaylistRead, PlaylistUnavailable
-from omeconsole.core.adops.matcher import Expectation, Id3Found, Sighting, playlist_break
+from omeconsole.core.adops.matcher import Expectation, Id3Found, Sighting
 from omeconsole.core.adops.plan import ApiAction, SendPlan, WarningCode
+from omeconsole.core.adops.seen_break import SeenBreak, seen_break
 from omeconsole.core.clock import Clock
 from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
@@ -102,6 +103,8 @@ class StreamController:
         self.ad_break = AdBreak(shared.clock)
         self.follower = PlaylistFollower(shared.reader(path), shared.clock, self._on_follower)
         self.last_id3: tuple[DecodedFrame, ...] | None = None
+        self.seen: SeenBreak | None = None
+        """What the last playlist read showed of breaks (whoever sent them), and the markers it set aside."""
         self._leases = 0
         self._task: asyncio.Task[None] | None = None
         self._waiting: dict[str, asyncio.Future[Sighting]] = {}
@@ -328,7 +331,8 @@ class StreamController:
                 future.set_result(event)
         elif isinstance(event, PlaylistRead):
             self.ad_break.playlist_status(True)
-            self.ad_break.on_playlist(playlist_break(event.playlist))
+            self.seen = seen_break(event.playlist, self._shared.clock.wall())
+            self.ad_break.on_playlist(self.seen.current)
         elif isinstance(event, PlaylistUnavailable):
             self.ad_break.playlist_status(False)
         elif isinstance(event, Id3Found):
