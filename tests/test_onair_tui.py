@@ -186,3 +186,21 @@ async def test_playlists_are_no_longer_read_once_their_streams_leave_the_screen(
         assert watch.reads[SPORTS] == before[SPORTS], "sports left the screen: its playlist is not read"
         assert watch.reads[NEWS] == before[NEWS] + 4, "the selected stream is read every interval"
     threaded_sim.advance(20)
+
+
+async def test_on_a_server_that_writes_no_ad_markers_the_header_says_breaks_of_others_cannot_be_seen(
+        quiet_ui, console_clock: ParkingClock, tmp_path: Path) -> None:
+    """The open source edition writes no marker tags (0.18-0.20 cut a segment, 0.21+ refuses cues): the
+    stream's header says so, and the other visible streams' playlists are not read for nothing."""
+    with ThreadedSimulator(edition="oss") as sim:
+        app = _app(sim, console_clock, tmp_path)
+        async with app.run_test(size=(160, 45)) as pilot:
+            driver = Driver(pilot, console_clock, sim)
+            await driver.warm_up(3)
+            await _step(driver)
+            server = app.live.engine.server
+            assert server is not None and server.edition == "oss"
+            header = _header(app)
+            assert "cannot be seen" in header or "refuses cue events" in header, header
+            assert _watch(app).following == frozenset({NEWS}), "only the selected stream is read"
+        sim.advance(20)

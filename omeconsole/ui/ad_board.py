@@ -65,11 +65,11 @@ def badge_of(view: BreakView) -> AdBadge | None:
 
 
 def writes_markers(server: ServerInfo | None) -> bool | None:
-    """Whether the server writes ad markers into its playlists: Enterprise does; the open source
-    edition does not (0.18-0.20 only cut a segment at a cue, 0.21+ refuses cues); None: not detected yet."""
-    if server is None:
+    """Whether the server writes ad markers into its playlists (`ServerInfo.markers`): Enterprise does;
+    open source 0.18-0.20 only cuts a segment at a cue and 0.21+ refuses cues; None: not known (yet)."""
+    if server is None or server.markers.writing == "unknown":
         return None
-    return server.edition == "enterprise"
+    return server.markers.writes_tags
 
 
 class AdBoard:
@@ -91,6 +91,15 @@ class AdBoard:
     def markers_written(self) -> bool | None:
         """Whether this server writes ad markers (False: breaks sent by others cannot be seen on it)."""
         return writes_markers(self._server())
+
+    def unseeable(self) -> str | None:
+        """Why breaks sent by others cannot be seen on this server, or None when they can (or it is not known)."""
+        server = self._server()
+        if server is None or writes_markers(server) is not False:
+            return None
+        if server.markers.writing == "refused":
+            return "this server refuses cue events: it has no ad breaks to show"
+        return "ad breaks sent by others cannot be seen: this server writes no ad markers into playlists"
 
     @property
     def first_seen(self) -> tuple[FirstSeen, ...]:

@@ -53,8 +53,9 @@ def playlist_note(live: LiveSession, path: NodePath) -> str:
     board = live.ad_board
     if board.watch is None:
         return ""
-    if board.markers_written() is False:
-        return "ad breaks sent by others cannot be seen: this server writes no ad markers into playlists"
+    unseeable = board.unseeable()
+    if unseeable is not None:
+        return unseeable
     if path not in board.watch.following:
         return ""
     controller = board.controller(path)
