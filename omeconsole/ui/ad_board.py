@@ -74,7 +74,7 @@ def writes_markers(server: ServerInfo | None) -> bool | None:
 
 class AdBoard:
     def __init__(self, adops: AdOps, engine: WatchedScreen | None = None,
-                 server: Callable[[], ServerInfo | None] = lambda: None) -> None:
+                 server: Callable[[], ServerInfo | None] = lambda: None, *, verify: bool = True) -> None:
         """`engine`: the session's polling engine, whose screen and budget the playlists are followed
         by (None: only the console's own sends and open ad-break screens are known); `server`: what
         detection found (for whether the server writes ad markers at all)."""
@@ -84,7 +84,8 @@ class AdBoard:
         self._shown: dict[NodePath, tuple[object, ...]] = {}
         self._server = server
         self.watch = None if engine is None else PlaylistWatch(
-            engine, self.controller, self._with_break, adops.clock, markers_written=self.markers_written)
+            engine, adops.publisher_url, self.controller, self._known.get, self._with_break, self._changed,
+            adops.clock, markers_written=self.markers_written, verify=verify)
         self._following: asyncio.Task[None] | None = None
         adops.observe(self._changed)
 
@@ -147,25 +148,26 @@ class AdBoard:
         task, self._following = self._following, None
         await stop(task)
 
+    def _shown_of(self, controller: StreamController) -> tuple[object, ...]:
+        """What a row, header or status line shows of a stream's break: state, origin, splice, problem."""
+        view = controller.view()
+        path = controller.path
+        problem = self.watch.problem(path) if self.watch is not None else None
+        seen = self.watch.seen(path) if self.watch is not None else None
+        return (view.state, view.sent_here, view.splice_wall, view.planned_s, view.in_flight, view.message,
+                controller.playlist_problem, problem, seen.ignored if seen is not None else ())
+
     def _changed(self, path: NodePath) -> None:
         controller = self._known.get(path)
         if controller is not None:
             if self.watch is not None:
                 self.watch.noted(controller)
-            shown = _shown(controller)
+            shown = self._shown_of(controller)
             if self._shown.get(path) == shown:
                 return  # a read that changed nothing a row, header or status line shows
             self._shown[path] = shown
         for listener in list(self._listeners):
             listener(path)
-
-
-def _shown(controller: StreamController) -> tuple[object, ...]:
-    """What the board's readers show of a stream's break: its state, origin, splice and playlist problem."""
-    view = controller.view()
-    seen = controller.seen
-    return (view.state, view.sent_here, view.splice_wall, view.planned_s, view.in_flight, view.message,
-            controller.playlist_problem, seen.ignored if seen is not None else ())
 
 
 def _within(path: NodePath, ancestor: NodePath) -> bool:

@@ -186,7 +186,7 @@ class ConsoleApp(App[None]):
                               after=self._recording.settled)
         alert_watch = SessionAlerts(session, self.announce_firing) if session.settings.alerts else None
         board = AdBoard(session.adops, session.engine if session.settings.follow_playlists else None,
-                        lambda: session.engine.server)
+                        lambda: session.engine.server, verify=not session.settings.insecure)
         live = LiveSession(session, self._ticker, board, self._options, self._pace,
                            self._export_dir, alert_watch, past=past)
         if note:

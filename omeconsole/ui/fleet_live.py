@@ -71,7 +71,7 @@ def live_streams(member: FleetMember) -> set[NodePath]:
 def _board(session: Session) -> AdBoard:
     """A server's ad breaks, its streams' playlists followed under the fleet's shared budget."""
     return AdBoard(session.adops, session.engine if session.settings.follow_playlists else None,
-                   lambda: session.engine.server)
+                   lambda: session.engine.server, verify=not session.settings.insecure)
 
 
 @dataclass

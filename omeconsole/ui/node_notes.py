@@ -56,12 +56,10 @@ def playlist_note(live: LiveSession, path: NodePath) -> str:
     unseeable = board.unseeable()
     if unseeable is not None:
         return unseeable
-    if path not in board.watch.following:
-        return ""
-    controller = board.controller(path)
-    if controller.playlist_problem:
-        return visible(f"playlist cannot be read: {controller.playlist_problem}", limit=200)
-    seen = controller.seen
+    problem = board.watch.problem(path)
+    if problem:
+        return visible(f"playlist cannot be read: {problem}", limit=200)
+    seen = board.watch.seen(path)
     if seen is not None and seen.ignored:
         more = f" (+{seen.ignored_count - 1} more)" if seen.ignored_count > 1 else ""
         return visible(f"playlist markers set aside: {seen.ignored[0]}{more}", limit=200)

@@ -2,7 +2,8 @@
 
 The console learns of its own breaks from its sends; a break that automation, a second operator or a
 script POSTed is only in the stream's playlist. So, once per polling interval, this reads (one plain
-read, no blocking reload) the playlist of:
+read, no blocking reload, on a connection closed after the reply: a publisher counts an open reader
+as a viewer) the playlist of:
 
 1. the selected stream, and every stream with a break the console knows of (at most
    `MAX_PRIORITY`): these are read every interval, taking their requests from the polling engine's
@@ -13,13 +14,15 @@ read, no blocking reload) the playlist of:
    their sum over any stretch of time stays under it), least recently read first.
 
 A stream whose ad-break screen is open is read by that screen's own follower (blocking reload) and
-skipped here. A stream that leaves the screen (and has no break) is no longer read. On a server that
-writes no ad markers only the selected stream is read: the others could show nothing.
+skipped here. A stream that leaves the screen (and has no break) is no longer read, and what was kept
+for it (its reader, its last verdict) is dropped. On a server that writes no ad markers only the
+selected stream is read: the others could show nothing.
 
-Each read goes through the stream's controller (`StreamController.follower.read_once`), so a break
-found is fed into the one break model (`AdBreak.on_playlist`) that the console's own sends drive.
-Reads run concurrently, each with a deadline (`READ_DEADLINE_S`), and a failure is the stream's
-playlist problem (shown where its break is), never the watch's end. Breaks the console did not send
+What a read shows is judged by `seen_break` and fed into the one break model (`AdBreak.on_playlist`)
+of the stream's controller; a controller is made only for a stream that has a break (or already has
+one), so following thousands of rows costs a reader object each, not a controller. Reads run
+concurrently, each with a deadline (`READ_DEADLINE_S`); a failure is the stream's playlist problem
+(`problem(path)`, shown where its break is), never the watch's end. Breaks the console did not send
 are remembered with the time first seen (`first_seen`), for the events screen.
 """
 
@@ -30,18 +33,21 @@ import contextlib
 import math
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from omeconsole.api.http import HttpTransport, Transport
+from omeconsole.api.publisher import PlaylistUnreadable, PublisherReader
 from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.adops.controller import StreamController
+from omeconsole.core.adops.seen_break import SeenBreak, seen_break
 from omeconsole.core.clock import Clock
 from omeconsole.core.polling.budget import TokenBucket
 from omeconsole.model.paths import NodePath
 
-FOLLOW_SHARE = 0.25
-"""Of the request budget, the most that reading visible streams' playlists may take."""
+FOLLOW_SHARE = 0.1
+"""Of the request budget, the most that reading visible streams' playlists may take (2 reads/s at 20)."""
 MAX_PRIORITY = 8
 """Streams with a known break read every interval whatever the budget (the selected one comes on top)."""
 READ_DEADLINE_S = 2.0
@@ -49,6 +55,17 @@ READ_DEADLINE_S = 2.0
 FIRST_SEEN_KEPT = 500
 """Breaks seen in playlists remembered for the events screen (the oldest are forgotten first)."""
 _SHOWN = (BreakState.SCHEDULED, BreakState.ON_AIR)
+
+
+@dataclass
+class _Followed:
+    """What the watch keeps of one followed stream: its reader and what its last read showed."""
+
+    reader: PublisherReader
+    last_read: float = -math.inf
+    problem: str | None = None
+    seen: SeenBreak | None = None
+    reading: bool = field(default=False)
 
 
 class WatchedScreen(Protocol):
@@ -81,19 +98,29 @@ class FirstSeen:
 class PlaylistWatch:
     """One server's following of playlists; `run()` as a task while its screens are shown."""
 
-    def __init__(self, screen: WatchedScreen, controller_of: Callable[[NodePath], StreamController],
-                 with_break: Callable[[], Iterable[NodePath]], clock: Clock, *,
-                 markers_written: Callable[[], bool | None] = lambda: None, share: float = FOLLOW_SHARE) -> None:
-        """`with_break`: the streams with a break the console knows of; `markers_written`: whether the
-        server writes ad markers into playlists (False: external breaks cannot be seen; None: not known)."""
+    def __init__(self, screen: WatchedScreen, publisher_url: str,
+                 controller_of: Callable[[NodePath], StreamController],
+                 known: Callable[[NodePath], StreamController | None],
+                 with_break: Callable[[], Iterable[NodePath]], changed: Callable[[NodePath], None], clock: Clock, *,
+                 markers_written: Callable[[], bool | None] = lambda: None, share: float = FOLLOW_SHARE,
+                 verify: bool = True, transport: Transport | None = None) -> None:
+        """`publisher_url`: where playlists are read, every stream's reader on one `transport` (by default
+        connections closed after each reply, made and closed by `run()`); `controller_of` makes the
+        stream's controller, `known` only finds it; `with_break`: the streams with a break the console knows
+        of; `changed(path)`: what a read changed, for the screens; `markers_written`: whether the server
+        writes ad markers into playlists (False: breaks of others cannot be seen; None: not known)."""
         self._screen = screen
+        self._publisher_url = publisher_url
+        self._verify = verify
+        self._transport = transport
         self._controller_of = controller_of
+        self._known = known
         self._with_break = with_break
+        self._changed = changed
         self._clock = clock
         self._markers_written = markers_written
         self._share = share
-        self._last_read: dict[NodePath, float] = {}
-        self._reading: set[NodePath] = set()
+        self._followed: dict[NodePath, _Followed] = {}
         self._first_seen: deque[FirstSeen] = deque(maxlen=FIRST_SEEN_KEPT)
         self._seen_keys: dict[tuple[NodePath, datetime | None], None] = {}
         self.reads: Counter[NodePath] = Counter()
@@ -112,11 +139,35 @@ class PlaylistWatch:
         """Breaks the console did not send, oldest first, each once."""
         return tuple(self._first_seen)
 
+    def problem(self, path: NodePath) -> str | None:
+        """Why the followed stream's playlist could not be read at its last read (outside text)."""
+        followed = self._followed.get(path)
+        return followed.problem if followed is not None else None
+
+    def seen(self, path: NodePath) -> SeenBreak | None:
+        """What the followed stream's last read showed of breaks, and the markers it set aside."""
+        followed = self._followed.get(path)
+        return followed.seen if followed is not None else None
+
     async def run(self) -> None:
         """A round now, then one per polling interval (console clock), until cancelled."""
-        while True:
-            await self.round()
-            await self._clock.sleep(self._screen.interval)
+        made = self._transport is None
+        if made:
+            self._transport = HttpTransport(verify=self._verify, follow_redirects=True, close_reads=True)
+        try:
+            while True:
+                await self.round()
+                await self._clock.sleep(self._screen.interval)
+        finally:
+            self._followed.clear()
+            if made and self._transport is not None:
+                transport, self._transport = self._transport, None
+                await transport.aclose()
+
+    def _reader_of(self, path: NodePath) -> PublisherReader:
+        assert path.app is not None and path.stream is not None
+        return PublisherReader(self._publisher_url, path.app, path.stream, timeout=READ_DEADLINE_S,
+                               verify=self._verify, transport=self._transport)
 
     async def round(self) -> None:
         """Read what is due this round, concurrently; returns when every read finished or gave up."""
@@ -154,31 +205,56 @@ class PlaylistWatch:
         if self._markers_written() is not False:
             visible = [p for p in self._screen.on_screen
                        if p.level == "stream" and p.addressable and p not in priority]
-        visible.sort(key=lambda p: self._last_read.get(p, -math.inf))
+        followed = self._followed
+        visible.sort(key=lambda p: followed[p].last_read if p in followed else -math.inf)
         self.following = frozenset(priority + visible)
+        for gone in [p for p, f in followed.items() if p not in self.following and not f.reading]:
+            del followed[gone]  # left the screen: its reader and last verdict go
         budget = self._screen.budget
         quota = min(len(visible), int(budget.rate * self._screen.interval * self._share))
         granted = budget.take(len(priority) + quota)
         chosen = priority + visible[:max(0, granted - len(priority))]
-        return [p for p in chosen if p not in self._reading and not self._controller_of(p).watched]
+        return [p for p in chosen if not (p in followed and followed[p].reading) and not self._leased(p)]
+
+    def _leased(self, path: NodePath) -> bool:
+        """An open ad-break screen reads this stream itself (blocking reload)."""
+        controller = self._known(path)
+        return controller is not None and controller.watched
 
     async def _read(self, path: NodePath) -> None:
-        controller = self._controller_of(path)
-        self._reading.add(path)
-        self._last_read[path] = self._clock.monotonic()
+        followed = self._followed.get(path)
+        if followed is None:
+            followed = self._followed[path] = _Followed(self._reader_of(path))
+        followed.reading = True
+        followed.last_read = self._clock.monotonic()
         self.reads[path] += 1
         try:
-            await controller.follower.read_once(deadline=READ_DEADLINE_S)
+            playlist, _ = await followed.reader.chunklist(deadline=READ_DEADLINE_S)
+        except PlaylistUnreadable as error:
+            followed.reader.forget_chunklist()  # the stream may have restarted under new chunklist names
+            self._judged(path, followed, str(error), None)
         except Exception as error:  # one stream's unexpected failure is its playlist problem, said
-            controller.follower.unavailable = f"unexpected error: {type(error).__name__}: {error}"
+            followed.reader.forget_chunklist()
+            self._judged(path, followed, f"unexpected error: {type(error).__name__}: {error}", None)
+        else:
+            self._judged(path, followed, None, seen_break(playlist, self._clock.wall()))
         finally:
-            self._reading.discard(path)
-        self._forget_gone()
+            followed.reading = False
 
-    def _forget_gone(self) -> None:
-        """Read times of streams no longer followed are dropped (a scroll through 10,000 rows)."""
-        if len(self._last_read) > 4 * max(64, len(self.following)):
-            self._last_read = {p: t for p, t in self._last_read.items() if p in self.following}
+    def _judged(self, path: NodePath, followed: _Followed, problem: str | None, seen: SeenBreak | None) -> None:
+        """Feed what a read showed into the stream's break model; tell the screens if anything they show moved."""
+        before = (followed.problem, followed.seen.ignored if followed.seen is not None else ())
+        followed.problem, followed.seen = problem, seen
+        controller = self._known(path)
+        if controller is None and seen is not None and seen.current is not None and not seen.current.ended:
+            controller = self._controller_of(path)  # a break: from now on it is shown everywhere
+        if controller is not None and not controller.watched:
+            controller.ad_break.playlist_status(problem is None)
+            if seen is not None:
+                controller.ad_break.on_playlist(seen.current)
+            self._changed(path)
+        elif before != (problem, seen.ignored if seen is not None else ()):
+            self._changed(path)
 
     def noted(self, controller: StreamController) -> FirstSeen | None:
         """Called on each change report of a stream: a break it did not send, the first time it shows."""
