@@ -14,8 +14,8 @@ as a viewer) the playlist of:
    their sum over any stretch of time stays under it), least recently read first.
 
 A stream whose ad-break screen is open is read by that screen's own follower (blocking reload) and
-skipped here. A stream that leaves the screen (and has no break) is no longer read, and what was kept
-for it (its reader, its last verdict) is dropped. On a server that writes no ad markers only the
+skipped here. Nothing is read while polling is paused (`p`). A stream that leaves the screen (and
+has no break) is no longer read, and what was kept for it (its reader, its last verdict) is dropped. On a server that writes no ad markers only the
 selected stream is read: the others could show nothing.
 
 What a read shows is judged by `seen_break` and fed into the one break model (`AdBreak.on_playlist`)
@@ -79,6 +79,9 @@ class WatchedScreen(Protocol):
 
     @property
     def interval(self) -> float: ...
+
+    @property
+    def paused(self) -> bool: ...
 
     @property
     def budget(self) -> TokenBucket: ...
@@ -192,6 +195,8 @@ class PlaylistWatch:
         await future
 
     def _choose(self) -> list[NodePath]:
+        if self._screen.paused:
+            return []  # the operator stopped the polling: no request goes out, playlists included
         selected = self._screen.selected
         priority: list[NodePath] = []
         if selected is not None and selected.level == "stream" and selected.addressable:
