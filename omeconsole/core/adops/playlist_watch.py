@@ -15,8 +15,8 @@ as a viewer) the playlist of:
 
 A stream whose ad-break screen is open is read by that screen's own follower (blocking reload) and
 skipped here. Nothing is read while polling is paused (`p`). A stream that leaves the screen (and
-has no break) is no longer read, and what was kept for it (its reader, its last verdict) is dropped. On a server that writes no ad markers only the
-selected stream is read: the others could show nothing.
+has no break) is no longer read, and what was kept for it (its reader, its last verdict) is dropped.
+On a server that writes no ad markers only the selected stream is read: the others could show nothing.
 
 What a read shows is judged by `seen_break` and fed into the one break model (`AdBreak.on_playlist`)
 of the stream's controller; a controller is made only for a stream that has a break (or already has
