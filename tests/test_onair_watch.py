@@ -114,7 +114,7 @@ async def test_bad_playlists_each_say_why_and_make_no_break_while_the_real_one_s
     await asyncio.wait_for(watch.round(), timeout=30)  # the stalled one gives up at its deadline
     assert watch.following == frozenset(screen.on_screen)
     on_air = adops.stream(_stream("onair")).view()
-    assert on_air.state is BreakState.ON_AIR and not on_air.sent_here and on_air.planned_s == 30
+    assert on_air.state is BreakState.ON_AIR and on_air.origin == "playlist" and on_air.planned_s == 30
     problems = {name: watch.problem(_stream(name)) for name in REPLIES}
     assert problems["onair"] is None and problems["hostile"] is None
     assert "not found (404)" in str(problems["missing"])

@@ -58,10 +58,10 @@ def badge_of(view: BreakView) -> AdBadge | None:
     state = view.state
     if state is BreakState.ON_AIR:
         left = f" {countdown(view.remaining_s)}" if view.remaining_s is not None else " on air"
-        return AdBadge(state, f"AD{left}", view.sent_here)
+        return AdBadge(state, f"AD{left}", view.origin != "playlist")
     words = {BreakState.SENT: "AD sending", BreakState.SCHEDULED: "AD soon", BreakState.UNKNOWN: "AD ?",
              BreakState.FAILED: "AD failed"}
-    return AdBadge(state, words[state], view.sent_here) if state in words else None
+    return AdBadge(state, words[state], view.origin != "playlist") if state in words else None
 
 
 def writes_markers(server: ServerInfo | None) -> bool | None:
@@ -154,7 +154,7 @@ class AdBoard:
         path = controller.path
         problem = self.watch.problem(path) if self.watch is not None else None
         seen = self.watch.seen(path) if self.watch is not None else None
-        return (view.state, view.sent_here, view.splice_wall, view.planned_s, view.in_flight, view.message,
+        return (view.state, view.origin, view.splice_wall, view.planned_s, view.in_flight, view.message,
                 controller.playlist_problem, problem, seen.ignored if seen is not None else ())
 
     def _changed(self, path: NodePath) -> None:

@@ -81,6 +81,8 @@ class AuditedSend:
     outcome_recorded: bool = True
     """False for an intent with no outcome: the console stopped (or was killed) before the answer."""
     confirmations: tuple[Confirmation, ...] = field(default=())
+    outcome: OutcomeKind | None = None
+    """The outcome as the console judged it ("rejected" for a 207 with a refused set); None in old logs."""
 
     @property
     def stream_path(self) -> str:
@@ -294,4 +296,9 @@ def _to_send(record: dict[str, Any]) -> AuditedSend:
         api_path=str(record.get("path", "")),
         outcome_recorded=outcome is not None,
         confirmations=tuple(record["_confirmations"]),
+        outcome=_outcome_kind(outcome.get("outcome")) if outcome is not None else None,
     )
+
+
+def _outcome_kind(value: object) -> OutcomeKind | None:
+    return value if value in ("accepted", "rejected", "not-sent", "unknown") else None

@@ -264,7 +264,7 @@ class PlaylistWatch:
     def noted(self, controller: StreamController) -> FirstSeen | None:
         """Called on each change report of a stream: a break it did not send, the first time it shows."""
         view = controller.view()
-        if view.sent_here or not view.from_playlist or view.state not in _SHOWN:
+        if view.origin != "playlist" or view.state not in _SHOWN:
             return None
         key = (controller.path, view.splice_wall)
         if key in self._seen_keys:

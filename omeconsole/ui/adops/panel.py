@@ -94,7 +94,7 @@ def state_text(view: BreakView, now: datetime) -> Text:
         text.append_text(badge)
     text.append("  ")
     append_outside(text, view.message)
-    if not view.sent_here and view.from_playlist and view.state is not BreakState.IDLE:
+    if view.origin == "playlist" and view.state is not BreakState.IDLE:
         text.append("\nnot sent from this console: seen in the playlist", style="bold")
     if view.splice_wall is not None:
         source = "from the playlist" if view.from_playlist else "estimated from the API answer"
