@@ -1,7 +1,8 @@
 """Follows the playlists of the streams in front of the operator, so a break shows whoever sent it.
 
 The console learns of its own breaks from its sends; a break that automation, a second operator or a
-script POSTed is only in the stream's playlist. So, once per polling interval, this reads (one plain
+script POSTed is only in the stream's playlist. So, after each polling round (once its requests are
+answered: see `run`), at most once per interval, this reads (one plain
 read, no blocking reload, on a connection closed after the reply: a publisher counts an open reader
 as a viewer) the playlist of:
 
@@ -35,7 +36,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from omeconsole.api.http import HttpTransport, Transport
 from omeconsole.api.publisher import PlaylistUnreadable, PublisherReader
@@ -52,6 +53,10 @@ MAX_PRIORITY = 8
 """Streams with a known break read every interval whatever the budget (the selected one comes on top)."""
 READ_DEADLINE_S = 2.0
 """The longest one playlist read may take (a stalled server does not hold the next round)."""
+ROUND_GAP = 0.9
+"""A polling report starts a round once this share of an interval has passed since the last one."""
+FALLBACK_INTERVALS = 2.0
+"""Without polling reports (the link is down), a round every this many intervals."""
 FIRST_SEEN_KEPT = 500
 """Breaks seen in playlists remembered for the events screen (the oldest are forgotten first)."""
 _SHOWN = (BreakState.SCHEDULED, BreakState.ON_AIR)
@@ -82,6 +87,11 @@ class WatchedScreen(Protocol):
 
     @property
     def paused(self) -> bool: ...
+
+    @property
+    def requests_in_flight(self) -> int: ...
+
+    def add_listener(self, callback: Callable[[Any], None]) -> Callable[[], None]: ...
 
     @property
     def budget(self) -> TokenBucket: ...
@@ -153,15 +163,38 @@ class PlaylistWatch:
         return followed.seen if followed is not None else None
 
     async def run(self) -> None:
-        """A round now, then one per polling interval (console clock), until cancelled."""
+        """A round now, then one after each polling round (at most one per interval), until cancelled.
+
+        A round starts when the engine's requests of the moment are all answered (its report), not beside
+        them: a server counts a playlist reader as a viewer while its connection is open, and a read open
+        while the statistics request is served would be counted in the answer. Without reports (the link
+        is down) a round comes every `FALLBACK_INTERVALS` intervals."""
         made = self._transport is None
         if made:
             self._transport = HttpTransport(verify=self._verify, follow_redirects=True, close_reads=True)
+        kick = asyncio.Event()
+        last = -math.inf
+
+        def heard(_update: object) -> None:
+            if (self._screen.requests_in_flight == 0
+                    and self._clock.monotonic() - last >= ROUND_GAP * self._screen.interval):
+                kick.set()
+
+        stop = self._screen.add_listener(heard)
         try:
             while True:
+                kick.clear()
+                last = self._clock.monotonic()
                 await self.round()
-                await self._clock.sleep(self._screen.interval)
+                timer = asyncio.ensure_future(self._clock.sleep(FALLBACK_INTERVALS * self._screen.interval))
+                waiter = asyncio.ensure_future(kick.wait())
+                try:
+                    await asyncio.wait((timer, waiter), return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    timer.cancel()
+                    waiter.cancel()
         finally:
+            stop()
             self._followed.clear()
             if made and self._transport is not None:
                 transport, self._transport = self._transport, None

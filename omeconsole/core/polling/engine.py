@@ -159,6 +159,11 @@ class PollingEngine:
         return self._screen.visible
 
     @property
+    def requests_in_flight(self) -> int:
+        """Requests sent and not yet answered."""
+        return len(self._in_flight)
+
+    @property
     def budget(self) -> TokenBucket:
         """The request budget this engine polls under (shared with a fleet's other engines, if any)."""
         return self._bucket
