@@ -12,7 +12,7 @@ Each run waits `--settle` seconds after the first data, then measures `--seconds
 - CPU: the console process's utime+stime over the window ÷ wall time.
 
     .venv/bin/python bench/bench_playlist_watch.py [--scenario demo --scenario scale] [--seconds 20]
-        [--settle 8] [--json]
+        [--settle 8] [--panel closed --panel open] [--json]
 """
 
 from __future__ import annotations
@@ -162,11 +162,12 @@ def main() -> None:
     parser.add_argument("--scenario", action="append", choices=("demo", "scale"))
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--settle", type=float, default=8.0)
+    parser.add_argument("--panel", choices=("closed", "open"), action="append")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     runs = [measure(scenario, follow, panel, args.settle, args.seconds)
             for scenario in args.scenario or ["demo", "scale"]
-            for panel in (False, True) for follow in (True, False)]
+            for panel in [p == "open" for p in args.panel or ["closed", "open"]] for follow in (True, False)]
     if args.json:
         print(json.dumps([asdict(run) for run in runs], indent=2))
         return

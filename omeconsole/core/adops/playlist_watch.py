@@ -165,19 +165,19 @@ class PlaylistWatch:
     async def run(self) -> None:
         """A round now, then one after each polling round (at most one per interval), until cancelled.
 
-        A round starts when the engine's requests of the moment are all answered (its report), not beside
-        them: a server counts a playlist reader as a viewer while its connection is open, and a read open
-        while the statistics request is served would be counted in the answer. Without reports (the link
-        is down) a round comes every `FALLBACK_INTERVALS` intervals."""
+        A round starts when the engine's requests of the moment are all answered, or at least the selected
+        node's (its report), not beside them: a server counts a playlist reader as a viewer while its
+        connection is open, and a read open while the statistics request is served would be counted in the
+        answer. Without reports (the link is down) a round comes every `FALLBACK_INTERVALS` intervals."""
         made = self._transport is None
         if made:
             self._transport = HttpTransport(verify=self._verify, follow_redirects=True, close_reads=True)
         kick = asyncio.Event()
         last = -math.inf
 
-        def heard(_update: object) -> None:
-            if (self._screen.requests_in_flight == 0
-                    and self._clock.monotonic() - last >= ROUND_GAP * self._screen.interval):
+        def heard(update: Any) -> None:
+            answered = self._screen.requests_in_flight == 0 or self._screen.selected in update.changed
+            if answered and self._clock.monotonic() - last >= ROUND_GAP * self._screen.interval:
                 kick.set()
 
         stop = self._screen.add_listener(heard)
