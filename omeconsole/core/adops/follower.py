@@ -88,13 +88,11 @@ class PlaylistFollower:
             elif self.latest is None or not self.latest.can_block_reload or self.latest.ended:
                 await self._clock.sleep(self._poll_interval)
 
-    async def read_once(self, *, block: bool = False, deadline: float | None = None) -> bool:
-        """One read of the chunklist (blocking for the next part if asked and offered), then matching.
-        `deadline`: seconds the whole read may take (default: the reader's own)."""
+    async def read_once(self, *, block: bool = False) -> bool:
+        """One read of the chunklist (blocking for the next part if asked and offered), then matching."""
         self._reading_since = self._clock.monotonic()
         try:
-            playlist, url = await self.reader.chunklist(self._block_params() if block and self._blocking_ok else None,
-                                                        deadline=deadline)
+            playlist, url = await self.reader.chunklist(self._block_params() if block and self._blocking_ok else None)
         except PlaylistUnreadable as exc:
             self._last_read_at = self._clock.monotonic()
             # Start over from the multivariant next time: the stream may have restarted with new
