@@ -40,6 +40,9 @@ from omeconsole.model.server import UNKNOWN_MARKERS, MarkerCapability
 OutcomeStatus = Literal["accepted", "rejected", "not-sent", "unknown", "blocked"]
 BlockReason = Literal["read-only", "in-flight", "invalid", "needs-confirmation", "audit-unwritable", "already-sent"]
 DEFAULT_CONFIRM_TIMEOUT_S = 15.0
+_NOT_YET = {"cue-out": "; not yet seen in the playlist", "cue-in": "; not yet seen in the playlist",
+            "id3": "; not yet seen in the media"}
+"""What a 200 does not say: whether players get it (the confirmation says, later)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ class StreamController:
 
     @property
     def playlist_problem(self) -> str | None:
-        """Why the playlist cannot be read (then the break follows the API answer alone)."""
+        """Why the playlist cannot be read (then the splice is the server's rule, estimated)."""
         return self.follower.unavailable
 
     @property
@@ -237,7 +240,8 @@ class StreamController:
         timeout = min(self._shared.confirm_timeout_s, CUT_WAIT_S) if by_cut else self._shared.confirm_timeout_s
         self.follower.expect(Expectation(
             plan.send_id, plan.expect, now, clock.wall(), now + timeout,
-            baseline=self.follower.matcher.reads > 0, frames=plan.frames, rendition=plan.rendition, by_cut=by_cut))
+            baseline=self.follower.matcher.reads > 0, frames=plan.frames, rendition=plan.rendition, by_cut=by_cut,
+            from_msn=self.follower.latest.next_msn if by_cut and self.follower.latest is not None else None))
         return future
 
     def _answered(self, plan: SendPlan, result: SendResult, confirmation: asyncio.Future[Sighting] | None
@@ -246,7 +250,8 @@ class StreamController:
                                result.items)
         if result.ok:
             self.ad_break.send_accepted(plan.action, planned_s=plan.planned_s)
-            return SendOutcome(plan, "accepted", f"{plan.action} accepted ({result.status} {result.message})",
+            return SendOutcome(plan, "accepted", f"{plan.action} accepted by the server ({result.status} "
+                               f"{result.message}){_NOT_YET.get(plan.expect or '', '')}",
                                result.status, result.message, result.items, confirmation=confirmation,
                                audit_problem=problem)
         self._drop(plan)
