@@ -37,7 +37,7 @@ from ui_support import (
 from omeconsole.core.adops.playlist_watch import PlaylistWatch
 from omeconsole.core.session import connector
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops import AdEventsScreen
+from omeconsole.ui.adops import AdBreakScreen, AdEventsScreen
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
@@ -132,6 +132,12 @@ async def test_a_cue_out_sent_by_someone_else_shows_on_the_selected_row_header_s
         assert COUNTDOWN_30.search(header) and "not sent from this console (seen in the playlist)" in header, header
         status = status_of(app)
         assert COUNTDOWN_30.search(status) and "not sent here" in status, status
+        await pilot.press("a")  # the ad-break screen: the same break, who sent it
+        assert isinstance(app.screen, AdBreakScreen)
+        await pilot.pause()
+        state = str(app.screen.query_one("#adbreak-state", Static).content)
+        assert "ON AIR" in state and "not sent from this console" in state, state
+        await pilot.press("escape")
         await pilot.press("E")
         events = app.screen
         assert isinstance(events, AdEventsScreen)
