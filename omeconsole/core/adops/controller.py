@@ -29,7 +29,7 @@ from omeconsole.core.adops.follower import FollowerEvent, PlaylistFollower, Play
 from omeconsole.core.adops.matcher import Expectation, Id3Found, Sighting
 from omeconsole.core.adops.plan import ApiAction, SendPlan, WarningCode
 from omeconsole.core.adops.recall import recalled_break
-from omeconsole.core.adops.seen_break import SeenBreak, seen_break
+from omeconsole.core.adops.seen_break import seen_break
 from omeconsole.core.adops.splice_cut import CUT_WAIT_S
 from omeconsole.core.clock import Clock
 from omeconsole.core.context import ServerContext
@@ -109,8 +109,6 @@ class StreamController:
         self.ad_break = AdBreak(shared.clock)
         self.follower = PlaylistFollower(shared.reader(path), shared.clock, self._on_follower)
         self.last_id3: tuple[DecodedFrame, ...] | None = None
-        self.seen: SeenBreak | None = None
-        """What the last playlist read showed of breaks (whoever sent them), and the markers it set aside."""
         self._leases = 0
         self._task: asyncio.Task[None] | None = None
         self._waiting: dict[str, asyncio.Future[Sighting]] = {}
@@ -365,8 +363,8 @@ class StreamController:
                 future.set_result(event)
         elif isinstance(event, PlaylistRead):
             self.ad_break.playlist_status(True)
-            self.seen = seen_break(event.playlist, self._shared.clock.wall())
-            self.ad_break.on_playlist(self.seen.current)
+            # The same judgement of a playlist's markers as the watch of streams on screen (hostile tags set aside).
+            self.ad_break.on_playlist(seen_break(event.playlist, self._shared.clock.wall()).current)
         elif isinstance(event, PlaylistUnavailable):
             self.ad_break.playlist_status(False)
         elif isinstance(event, Id3Found):
