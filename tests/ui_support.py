@@ -152,6 +152,10 @@ def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | No
     (a test of that merge passes the terminal's `redraw_gap`).
     `fixed_address`: the app is told `SHOWN_URL` (what the status line shows) and reaches `api_url`.
     """
+    if "publisher_url" not in extra:
+        # Without the simulator's publisher, playlists would be read from whatever listens on port 3333
+        # of this machine: the screen would depend on it. Tests of following pass `publisher_url`.
+        extra.setdefault("follow_playlists", False)
     if fixed_address:
         connect = aliased_connector(clock, tmp_path, api_url)
         api_url = SHOWN_URL

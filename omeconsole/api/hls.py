@@ -296,7 +296,7 @@ def _cue_duration(line: str) -> float | None:
     if not value:
         return None
     for name in ("DURATION", "Duration"):
-        match = re.search(rf"(?:^|,){name}=([0-9.]+)", value)
+        match = re.search(rf"(?:^|,){name}=([^,]*)", value)  # the whole value: `1e400` is not 1 s
         if match:
             return _float(match[1])
     if "/" in value:

@@ -118,8 +118,12 @@ class HttpTransport:
     """
 
     def __init__(self, *, headers: Mapping[str, str] | None = None, timeouts: Timeouts = Timeouts(),
-                 verify: bool = True, max_connections: int = 8, follow_redirects: bool = False) -> None:
+                 verify: bool = True, max_connections: int = 8, follow_redirects: bool = False,
+                 close_reads: bool = False) -> None:
+        """`close_reads`: a fresh connection for each GET too, closed after its reply (a publisher counts a
+        reader as a viewer while its connection is open: playlist reads must not stay open)."""
         self.timeouts = timeouts
+        self._close_reads = close_reads
         self._headers = {"Accept-Encoding": ACCEPT_ENCODING, "User-Agent": USER_AGENT, **(headers or {})}
         self._verify = verify
         self._follow_redirects = follow_redirects
@@ -162,7 +166,7 @@ class HttpTransport:
         progress = SimpleNamespace(sent=False)
         if method == "GET":
             if self._reads is None:
-                self._reads = self._session(fresh_connections=False)
+                self._reads = self._session(fresh_connections=self._close_reads)
             session = self._reads
         else:
             if self._sends is None:

@@ -4,7 +4,8 @@ Only I/O and parsing into `hls` types live here; what the console does with a pl
 send) is in the core. Every failure is a `PlaylistUnreadable` whose message says why in plain words,
 because then the console must say it relies on the API answer alone. Reads go through the same
 transport as the API (api/http.py): each has a deadline, playlists and parts have size caps, and a
-large playlist is parsed off the event loop.
+large playlist is parsed off the event loop. Each read's connection is closed after its reply: the
+server counts a playlist reader as a viewer while its connection is open, and the console is no viewer.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class PublisherReader:
         self._playlist_cap = Cap(max_playlist_bytes, "max_playlist_bytes")
         self._part_cap = Cap(max_part_bytes, "max_part_bytes")
         self._http: Transport = transport if transport is not None else HttpTransport(
-            timeouts=self.timeouts, verify=verify, follow_redirects=True)
+            timeouts=self.timeouts, verify=verify, follow_redirects=True, close_reads=True)
         self._chunklist_url: str | None = None
         self._audio_url: str | None = None
 

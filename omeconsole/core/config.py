@@ -98,6 +98,9 @@ class Settings(BaseModel):
     cue_out_default_s: float = Field(default=30.0, gt=0, le=86_400)
     confirm_timeout: float = Field(default=15.0, gt=0, le=3600)
     """Seconds a send waits to be seen in the playlist (or media) before it is "not seen"."""
+    follow_playlists: bool = True
+    """Read the playlists of the streams on screen (within the request budget) to show ad breaks that
+    this console did not send (core/adops/playlist_watch.py); False: only its own sends' breaks show."""
     id3_templates: list[Id3Template] = Field(default_factory=list)
     history: HistorySettings = Field(default_factory=HistorySettings)
     """The `[history]` table: the store of every sample (see core/history/settings.py)."""

@@ -60,4 +60,5 @@ def ad_break_screen(controller: StreamController, live: LiveSession) -> Screen[N
 
 def events_screen(live: LiveSession, line: Callable[[], StatusLine]) -> Screen[None]:
     """`line`: the status line of the screen it is opened from (its node's age and ad break)."""
-    return adops.AdEventsScreen(live.audit, live.context, live.clock, status_line=line)
+    return adops.AdEventsScreen(live.audit, live.context, live.clock, status_line=line,
+                                seen=lambda: live.ad_board.first_seen)

@@ -185,7 +185,9 @@ class ConsoleApp(App[None]):
             past = StoredPast(self._recording.path, self.settings.history, server_of(session).key, self.clock,
                               after=self._recording.settled)
         alert_watch = SessionAlerts(session, self.announce_firing) if session.settings.alerts else None
-        live = LiveSession(session, self._ticker, AdBoard(session.adops), self._options, self._pace,
+        board = AdBoard(session.adops, session.engine if session.settings.follow_playlists else None,
+                        lambda: session.engine.server, verify=not session.settings.insecure)
+        live = LiveSession(session, self._ticker, board, self._options, self._pace,
                            self._export_dir, alert_watch, past=past)
         if note:
             live.notes.say(note, self.clock.monotonic())

@@ -68,6 +68,12 @@ def live_streams(member: FleetMember) -> set[NodePath]:
             for app, streams in apps.items() for name in streams.live}
 
 
+def _board(session: Session) -> AdBoard:
+    """A server's ad breaks, its streams' playlists followed under the fleet's shared budget."""
+    return AdBoard(session.adops, session.engine if session.settings.follow_playlists else None,
+                   lambda: session.engine.server, verify=not session.settings.insecure)
+
+
 @dataclass
 class FleetLive:
     """The fleet and a `LiveSession` per server (sharing the ticker, view options, pace and notes)."""
@@ -80,7 +86,7 @@ class FleetLive:
     def build(cls, fleet: Fleet, ticker: Ticker, options: ViewOptions, pace: Pace, export_dir: Path, *,
               past: PastOf | None = None, alerts: AlertsOf | None = None) -> FleetLive:
         notes = NoteBoard()
-        lives = {member.profile: LiveSession(member.session, ticker, AdBoard(member.session.adops), options, pace,
+        lives = {member.profile: LiveSession(member.session, ticker, _board(member.session), options, pace,
                                              export_dir, alerts(member.session) if alerts is not None else None,
                                              notes=notes, past=past(member.session) if past is not None else None)
                  for member in fleet}

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.state import Alert
+from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.badges import Marks, name_text
 from omeconsole.ui.live import LiveSession
@@ -46,6 +47,25 @@ def node_marks(live: LiveSession, path: NodePath) -> Marks:
     return tuple(marks)
 
 
+def playlist_note(live: LiveSession, path: NodePath) -> str:
+    """What the console cannot tell of a followed stream's breaks, and why ("" when nothing to say):
+    a server that writes no ad markers, a playlist that cannot be read, marker tags set aside."""
+    board = live.ad_board
+    if board.watch is None:
+        return ""
+    unseeable = board.unseeable()
+    if unseeable is not None:
+        return unseeable
+    problem = board.watch.problem(path)
+    if problem:
+        return visible(f"playlist cannot be read: {problem}", limit=200)
+    seen = board.watch.seen(path)
+    if seen is not None and seen.ignored:
+        more = f" (+{seen.ignored_count - 1} more)" if seen.ignored_count > 1 else ""
+        return visible(f"playlist markers set aside: {seen.ignored[0]}{more}", limit=200)
+    return ""
+
+
 def node_notes(live: LiveSession, path: NodePath, colours: Mapping[str, str]) -> Text | None:
     """A line for the node's header, or None when there is nothing to add."""
     text = Text(no_wrap=True, overflow="ellipsis")
@@ -54,7 +74,14 @@ def node_notes(live: LiveSession, path: NodePath, colours: Mapping[str, str]) ->
         badge = live.ad_board.badge(path)
         if badge is not None:
             text.append(f" {badge.text} ", style=f"reverse bold {accent}")
+            if not badge.sent_here:
+                text.append("  not sent from this console (seen in the playlist)", style=f"bold {accent}")
             text.append("  a: the ad-break screen", style=colours.get("muted", ""))
+        playlist = playlist_note(live, path)
+        if playlist:
+            if text:
+                text.append("  ")
+            text.append(playlist, style=warn)
     else:
         active = live.ad_board.active(path)
         if active:
@@ -65,6 +92,8 @@ def node_notes(live: LiveSession, path: NodePath, colours: Mapping[str, str]) ->
                 name = stream.name if path.level == "app" else f"{stream.app}/{stream.name}"
                 text.append_text(name_text(name, colours, style=""))
                 text.append(f" {badge.text}", style=f"bold {accent}")
+                if not badge.sent_here:
+                    text.append(" (not sent here)", style=accent)
             if len(active) > BREAKS_NAMED:
                 text.append(f" +{len(active) - BREAKS_NAMED} more", style="bold")
     if live.alerts is not None:

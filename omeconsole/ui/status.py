@@ -19,5 +19,5 @@ def status_line(live: LiveSession, selected: NodePath | None, *, sort: str = "",
         connection=engine.connection, selected=str(selected) if selected is not None else "", paused=engine.paused,
         interval=engine.interval, data_age=engine.node(selected).age(now) if selected is not None else None,
         sort=sort, filter=filter_text, server=context.host, profile=context.profile, read_only=context.read_only,
-        demo=context.demo, ad=badge.text if badge is not None else "", ads_elsewhere=elsewhere,
+        demo=context.demo, ad=badge.labelled if badge is not None else "", ads_elsewhere=elsewhere,
         alerts=len(live.alerts.firing()) if live.alerts is not None else 0, note=live.notes.current(now), now=now)

@@ -26,9 +26,10 @@ from omeconsole.core.adops import plan as planning
 from omeconsole.core.adops.ad_break import AdBreak, BreakView
 from omeconsole.core.adops.audit import OUTCOME_UNKNOWN, AuditLog, Intent, OutcomeKind, Status
 from omeconsole.core.adops.follower import FollowerEvent, PlaylistFollower, PlaylistRead, PlaylistUnavailable
-from omeconsole.core.adops.matcher import Expectation, Id3Found, Sighting, playlist_break
+from omeconsole.core.adops.matcher import Expectation, Id3Found, Sighting
 from omeconsole.core.adops.plan import ApiAction, SendPlan, WarningCode
 from omeconsole.core.adops.recall import recalled_break
+from omeconsole.core.adops.seen_break import seen_break
 from omeconsole.core.adops.splice_cut import CUT_WAIT_S
 from omeconsole.core.clock import Clock
 from omeconsole.core.context import ServerContext
@@ -362,7 +363,8 @@ class StreamController:
                 future.set_result(event)
         elif isinstance(event, PlaylistRead):
             self.ad_break.playlist_status(True)
-            self.ad_break.on_playlist(playlist_break(event.playlist))
+            # The same judgement of a playlist's markers as the watch of streams on screen (hostile tags set aside).
+            self.ad_break.on_playlist(seen_break(event.playlist, self._shared.clock.wall()).current)
         elif isinstance(event, PlaylistUnavailable):
             self.ad_break.playlist_status(False)
         elif isinstance(event, Id3Found):

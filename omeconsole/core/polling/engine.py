@@ -153,6 +153,21 @@ class PollingEngine:
     def selected(self) -> NodePath | None:
         return self._screen.selected
 
+    @property
+    def on_screen(self) -> tuple[NodePath, ...]:
+        """The nodes the screen in front declared visible (`set_on_screen`)."""
+        return self._screen.visible
+
+    @property
+    def requests_in_flight(self) -> int:
+        """Requests sent and not yet answered."""
+        return len(self._in_flight)
+
+    @property
+    def budget(self) -> TokenBucket:
+        """The request budget this engine polls under (shared with a fleet's other engines, if any)."""
+        return self._bucket
+
     def select(self, path: NodePath | None) -> None:
         """The node the operator looks at: polled first, every interval, and at once now."""
         if path == self._screen.selected:

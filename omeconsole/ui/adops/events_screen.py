@@ -1,11 +1,14 @@
-"""Every event sent, from the audit log: this run and earlier ones, newest first, by server and profile.
+"""Every event sent, from the audit log: this run and earlier ones, newest first, by server and profile;
+and every ad break this console saw in a playlist without having sent it ("seen in the playlist").
 
 Read from the file, not from memory, so it shows exactly what an auditor would find: the server and
 profile of each send, sends whose outcome was never recorded ("outcome unknown — check the playlist":
 the console was killed mid-send), whether the playlist confirmed them, and how many lines could not
 be read. It opens on this console's server and lists the others' too on request (the filters). The
 file is hostile input like any other: every value is shown as data. It is read again when it
-changes (a send from this console, or from the command line in another terminal).
+changes (a send from this console, or from the command line in another terminal). Breaks seen in
+playlists are this run's (`core.adops.playlist_watch`), listed with the time first seen, under this
+console's server and profile.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from rich.text import Text
@@ -25,6 +28,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Label, Select, Static
 
 from omeconsole.core.adops.audit import OUTCOME_UNKNOWN, AuditContents, AuditedSend, AuditLog
+from omeconsole.core.adops.playlist_watch import FirstSeen
 from omeconsole.core.clock import Clock
 from omeconsole.core.context import ServerContext
 from omeconsole.ui.adops.changes import AdOpsChanged
@@ -41,6 +45,9 @@ RECHECK_S = 2.0
 NO_PROFILE = "(no profile)"
 ProfileChoice = tuple[str | None]
 """A profile filter's value: the profile, or None for sends made without one."""
+SEEN_OUTCOME = "seen in the playlist"
+SEEN_KEY = "seen-in-playlist:"
+"""Row keys of breaks seen in playlists (send ids are hexadecimal: no clash)."""
 
 
 def body_json(send: AuditedSend, *, indent: int | None = None) -> str:
@@ -75,6 +82,16 @@ def row(send: AuditedSend) -> tuple[Text, ...]:
             outside(send.profile or "—", limit=40), outside(send.stream_path, limit=120), outside(send.action),
             outcome_text(send), message, confirmation_text(send),
             outside(body if len(body) <= BODY_CHARS else body[:BODY_CHARS - 1] + "…", "dim", limit=BODY_CHARS))
+
+
+def seen_row(seen: FirstSeen, context: ServerContext) -> tuple[Text, ...]:
+    """A break this console did not send, as first seen in a playlist: a row beside the sends."""
+    splice = f"splice {seen.splice_wall.strftime('%H:%M:%S.%f')[:-3]}" if seen.splice_wall is not None else "splice ?"
+    planned = f", planned {seen.planned_s:g} s" if seen.planned_s is not None else ""
+    return (outside(seen.seen_at.strftime("%Y-%m-%d %H:%M:%S.%f")[:23]), outside(context.host, limit=80),
+            outside(context.profile or "—", limit=40), outside(str(seen.path), limit=120), outside("cue-out"),
+            Text(SEEN_OUTCOME, style="bold cyan"), Text("not sent from this console", style="dim"),
+            Text(f"{splice}{planned}", style="cyan"), Text("—", style="dim"))
 
 
 def detail_text(send: AuditedSend) -> Text:
@@ -134,8 +151,12 @@ class AdEventsScreen(Screen[None]):
     ]
 
     def __init__(self, audit: AuditLog, context: ServerContext, clock: Clock, *,
-                 status_line: Callable[[], StatusLine]) -> None:
+                 status_line: Callable[[], StatusLine],
+                 seen: Callable[[], Sequence[FirstSeen]] = lambda: ()) -> None:
+        """`seen`: breaks this console saw in playlists without having sent them (this run's)."""
         super().__init__()
+        self._seen = seen
+        self._seen_shown: Sequence[FirstSeen] = ()
         self._status_line = status_line
         self._audit = audit
         self._server = context
@@ -168,6 +189,7 @@ class AdEventsScreen(Screen[None]):
 
     def action_reload(self) -> None:
         self._read_stamp = self._stamp()
+        self._seen_shown = tuple(self._seen())
         self._contents = self._audit.read_all()
         self._sends = {send.send_id: send for send in self._contents.sends}
         self._offer(self.query_one("#server-filter", Select), (s.server for s in self._contents.sends),
@@ -199,17 +221,34 @@ class AdEventsScreen(Screen[None]):
                 if (server is Select.NULL or s.server == server)
                 and (profile is Select.NULL or (s.profile,) == profile)]
 
+    def _seen_in_view(self) -> list[FirstSeen]:
+        """Breaks seen in playlists, when the filters include this console's server and profile."""
+        server = self.query_one("#server-filter", Select).value
+        profile = self.query_one("#profile-filter", Select).value
+        ours = (server is Select.NULL or server == self._server.host) and (
+            profile is Select.NULL or profile == (self._server.profile,))
+        return list(self._seen_shown) if ours else []
+
     def _fill(self) -> None:
         table = self.query_one(DataTable)
         shown = self._shown()
+        seen = self._seen_in_view()
+        # Newest first, sends and breaks seen together (both stamped in UTC, sortable as text).
+        rows: list[tuple[str, str, tuple[Text, ...]]] = [
+            (send.time.replace("T", " ")[:23], send.send_id, row(send)) for send in shown]
+        rows += [(item.seen_at.strftime("%Y-%m-%d %H:%M:%S.%f")[:23], f"{SEEN_KEY}{index}",
+                  seen_row(item, self._server)) for index, item in enumerate(seen)]
+        rows.sort(key=lambda item: item[0])
         table.clear()
-        for send in reversed(shown):
-            table.add_row(*row(send), key=send.send_id)
-        self.query_one("#events-summary", Static).update(self._summary(shown))
+        for _, key, cells in reversed(rows):
+            table.add_row(*cells, key=key)
+        self.query_one("#events-summary", Static).update(self._summary(shown, len(seen)))
 
-    def _summary(self, shown: list[AuditedSend]) -> Text:
+    def _summary(self, shown: list[AuditedSend], seen: int) -> Text:
         contents = self._contents
         text = Text(f"{len(shown)} of {len(contents.sends)} send(s) shown", style="bold")
+        if seen:
+            text.append(f" · {seen} break(s) {SEEN_OUTCOME}, not sent from this console", style="bold cyan")
         unknown = sum(1 for send in shown if not send.outcome_recorded)
         if unknown:
             text.append(f" · {unknown} {OUTCOME_UNKNOWN}", style="bold magenta")
@@ -229,7 +268,7 @@ class AdEventsScreen(Screen[None]):
         return info.st_size, info.st_mtime_ns
 
     def _reload_if_changed(self) -> None:
-        if self.is_mounted and self._stamp() != self._read_stamp:
+        if self.is_mounted and (self._stamp() != self._read_stamp or self._seen()[-1:] != self._seen_shown[-1:]):
             self.action_reload()
 
     def on_ad_ops_changed(self, message: AdOpsChanged) -> None:
