@@ -81,6 +81,8 @@ class AuditedSend:
     outcome_recorded: bool = True
     """False for an intent with no outcome: the console stopped (or was killed) before the answer."""
     confirmations: tuple[Confirmation, ...] = field(default=())
+    origin: str | None = None
+    """`schedule:NAME` for a scheduled break; None for an operator's send."""
 
     @property
     def stream_path(self) -> str:
@@ -115,6 +117,8 @@ class Intent:
     api_path: str
     content: bytes
     """The body's bytes exactly as they go on the wire (valid JSON)."""
+    origin: str | None = None
+    """Who sent it when not an operator's key or command (`schedule:NAME`); recorded only when set."""
 
 
 class AuditLog:
@@ -136,6 +140,7 @@ class AuditLog:
             "type": "intent", "id": intent.send_id, "time": _now_iso(self._now), "server": intent.server,
             "profile": intent.profile, "vhost": intent.vhost, "app": intent.app, "stream": intent.stream,
             "action": intent.action, "path": intent.api_path,
+            **({"origin": intent.origin} if intent.origin is not None else {}),
         })
         # The body goes in as the very bytes sent, not a re-serialisation of them.
         self._append(head[:-1] + b',"body":' + intent.content + b"}")
@@ -294,4 +299,5 @@ def _to_send(record: dict[str, Any]) -> AuditedSend:
         api_path=str(record.get("path", "")),
         outcome_recorded=outcome is not None,
         confirmations=tuple(record["_confirmations"]),
+        origin=record["origin"] if isinstance(record.get("origin"), str) else None,
     )
