@@ -85,10 +85,11 @@ class RunnerLock:
             return
         body = json.dumps({"kind": self.kind, "host": socket.gethostname(), "pid": os.getpid(), "since": self._since,
                            "alive": now.isoformat(timespec="seconds"), "stopped": stopped}).encode()
-        with contextlib.suppress(OSError):  # a full disk must not stop the sends; the audit log decides those
+        # Not fsynced: it only says which runs to report as missed after a crash; what was sent is decided by
+        # the audit log. A full disk must not stop the sends either.
+        with contextlib.suppress(OSError):
             os.ftruncate(self._fd, 0)
             os.pwrite(self._fd, body, 0)
-            os.fsync(self._fd)
 
     def release(self, now: datetime) -> None:
         if self._fd is None:

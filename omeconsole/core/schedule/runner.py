@@ -95,6 +95,9 @@ class Runner:
         self.wake_at: datetime | None = None
         """When the runner wakes next (tests drive the clock to it once `parked` is set)."""
         self.parked = asyncio.Event()
+        self.naps = 0
+        self._nappers: list[asyncio.Future[None]] = []
+        """How many times it went to sleep (with `parked`, tests know it has finished a step)."""
 
     def __repr__(self) -> str:
         return f"Runner({len(self.book.schedules)} schedule(s), lock={self.lock!r})"
@@ -130,9 +133,7 @@ class Runner:
             item = self._agenda[0]
             delay = (item.at - self.clock.wall()).total_seconds()
             if delay > 0:
-                self.wake_at = item.at
-                self.parked.set()
-                sleeping = asyncio.ensure_future(self.clock.sleep(delay))
+                sleeping = asyncio.ensure_future(self._sleep_until(item.at))
                 stopping = asyncio.ensure_future(stop.wait())
                 try:
                     await asyncio.wait((sleeping, stopping), return_when=asyncio.FIRST_COMPLETED)
@@ -146,6 +147,26 @@ class Runner:
                 due.append(heapq.heappop(self._agenda))
             await asyncio.gather(*(self._do(i) for i in due if i.generation in (0, self._generation)))
         self._report(RunnerEvent("stopped", "stopped"))
+
+    async def asleep(self, after: int) -> None:
+        """Returns once the runner has gone to sleep more than `after` times (tests drive the clock by it)."""
+        while self.naps <= after:
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._nappers.append(waiter)
+            await waiter
+
+    async def _sleep_until(self, at: datetime) -> None:
+        # The delay is taken when the sleep starts, and whoever waits for the nap hears of it only then:
+        # a clock moved in between cannot make it oversleep.
+        while (delay := (at - self.clock.wall()).total_seconds()) > 0:
+            self.wake_at = at
+            self.naps += 1
+            self.parked.set()
+            for waiter in self._nappers:
+                if not waiter.done():
+                    waiter.set_result(None)
+            self._nappers.clear()
+            await self.clock.sleep(delay)
 
     def next_runs(self, after: datetime | None = None) -> list[tuple[Schedule, datetime | None]]:
         moment = after or self.clock.wall()
