@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 from schedule_support import drive, rig
 
 START = datetime(2026, 1, 1, 0, 0, 20, tzinfo=UTC)
