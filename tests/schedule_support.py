@@ -93,3 +93,18 @@ async def drive(runner: Runner, clock: SharedClock, until: datetime) -> None:
         naps = runner.naps
         clock.manual.set_ms(ms(runner.wake_at))
         await asyncio.wait_for(runner.asleep(naps), WAIT_S)
+
+
+@contextlib.asynccontextmanager
+async def running(r: Rig, **options: float) -> AsyncIterator[Runner]:
+    """A started runner on its own task, stopped (and its lock released) on exit."""
+    runner = r.runner(**options)
+    runner.start()
+    stop = asyncio.Event()
+    task = asyncio.create_task(runner.run(stop))
+    try:
+        yield runner
+    finally:
+        stop.set()
+        await task
+        runner.close()

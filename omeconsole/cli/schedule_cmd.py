@@ -152,6 +152,10 @@ async def _scheduler(args: argparse.Namespace, settings: Settings, out: IO[str])
     lock = RunnerLock(lock_path(adops.audit.path), "omeconsole scheduler")
     runner = Runner(adops, lambda: load_book(files.config, files.schedules), [files.config, files.schedules],
                     _reporter(args.json, out), lock)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):  # before anything is said: a stop is never a crash
+        loop.add_signal_handler(signum, stop.set)
     try:
         try:
             runner.start()
@@ -164,17 +168,11 @@ async def _scheduler(args: argparse.Namespace, settings: Settings, out: IO[str])
         except ScheduleError as error:
             complain(f"{error}; nothing started")
             return exit_codes.USAGE
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
-        try:
-            await runner.run(stop)
-        finally:
-            for signum in (signal.SIGTERM, signal.SIGINT):
-                loop.remove_signal_handler(signum)
+        await runner.run(stop)
         return exit_codes.OK
     finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
         runner.close()
         await session.aclose()
 
