@@ -8,10 +8,20 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Static
-from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, threaded_sim
+from ui_support import (
+    Driver,
+    ParkingClock,
+    ThreadedSimulator,
+    console_clock,
+    make_app,
+    quiet_ui,
+    threaded_sim,
+    tree_row,
+)
 
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.schedule.lock import LockHeld, RunnerLock, lock_path
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
 from omeconsole.ui.screens.schedules import SchedulesScreen
 
@@ -52,6 +62,7 @@ async def test_the_schedules_screen_and_running_them_in_the_console(
     async with app.run_test(size=(140, 40)) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(1)
+        assert "next AD 00:03" in tree_row(app, NodePath("default", "app", "news"))
         await pilot.press("S")
         assert isinstance(app.screen, SchedulesScreen)
         await driver.step(1.0)

@@ -17,6 +17,7 @@ from omeconsole.core.alerts.state import Alert
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.badges import Marks, name_text
 from omeconsole.ui.live import LiveSession
+from omeconsole.ui.schedule_marks import next_breaks
 
 BREAKS_NAMED = 3
 """Streams a header names in its ad-break summary; the others are counted ("+2 more")."""
@@ -37,6 +38,8 @@ def node_marks(live: LiveSession, path: NodePath) -> Marks:
         badge = live.ad_board.badge(path)
         if badge is not None:
             marks.append(badge.text)
+        elif (planned := next_breaks(live.session.adops).text(path)) is not None:
+            marks.append(planned)
     else:
         on_air = len(live.ad_board.active(path))
         if on_air:
@@ -55,6 +58,8 @@ def node_notes(live: LiveSession, path: NodePath, colours: Mapping[str, str]) ->
         if badge is not None:
             text.append(f" {badge.text} ", style=f"reverse bold {accent}")
             text.append("  a: the ad-break screen", style=colours.get("muted", ""))
+        elif (planned := next_breaks(live.session.adops).text(path)) is not None:
+            text.append(f"{planned}  S: the schedules", style=colours.get("muted", ""))
     else:
         active = live.ad_board.active(path)
         if active:
