@@ -91,7 +91,10 @@ async def drive(runner: Runner, clock: SharedClock, until: datetime) -> None:
             clock.manual.set_ms(max(ms(until), clock.manual.now_ms()))
             return
         naps = runner.naps
-        clock.manual.set_ms(ms(runner.wake_at))
+        if ms(runner.wake_at) > clock.manual.now_ms():
+            clock.manual.set_ms(ms(runner.wake_at))
+        else:
+            await asyncio.sleep(0)  # the clock was moved past its wake-up: it is waking now
         await asyncio.wait_for(runner.asleep(naps), WAIT_S)
 
 

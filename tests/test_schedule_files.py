@@ -144,3 +144,20 @@ def test_the_command_line_help_lists_the_commands() -> None:
     done = subprocess.run([str(Path(sys.executable).parent / "omeconsole"), "schedule", "--help"],
                           capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 0 and "skip-next" in done.stdout
+
+
+def test_the_sent_ids_follow_the_audit_log_as_it_grows(tmp_path: Path) -> None:
+    from omeconsole.core.schedule.sent import SentIds
+
+    path = tmp_path / "audit.jsonl"
+    sent = SentIds(path)
+    assert "a" not in sent
+    path.write_bytes(b'{"type":"intent","id":"a"}\n\x00garbage\n[1,2]\n{"type":"outcome","id":"z"}\n'
+                     + b"x" * (2 << 20) + b'\n{"type":"intent","id":"b"}\n{"type":"intent","id":"c"')
+    assert sent.current() == {"a", "b"}  # "c" is a line still being written
+    with path.open("ab") as handle:
+        handle.write(b'}\n{"type":"send","id":"d"}\n')
+    assert sent.current() == {"a", "b", "c", "d"}
+    path.unlink()
+    path.write_bytes(b'{"type":"intent","id":"e"}\n')  # replaced: read from the start
+    assert sent.current() == {"e"}

@@ -126,6 +126,18 @@ async def test_runs_missed_while_nothing_ran_are_said_on_start_and_never_sent_la
     assert [e.run for e in r.kinds("sent")] == [_at(2), _at(10)]
 
 
+async def test_a_runner_woken_long_after_its_run_sends_nothing_late(tmp_path: Path) -> None:
+    async with rig(tmp_path, EVERY_2M) as r, running(r, watch_s=60) as runner:
+        await drive(runner, r.clock, _at(1))
+        r.clock.manual.set_ms(r.clock.manual.now_ms() + 9 * 60_000)  # the machine slept from 1:00 to 10:00
+        await drive(runner, r.clock, _at(12) + timedelta(seconds=10))
+    missed = r.kinds("missed")
+    assert missed[0].run == _at(2) and missed[0].message.startswith("missed 00:02 — not sent late (")
+    assert missed[1].message == "3 more run(s) missed up to 00:08 — none sent late"
+    assert [e.run for e in r.kinds("sent")] == [_at(10), _at(12)]
+    assert len(_intents(r)) == 2
+
+
 async def test_paused_and_skipped_runs_are_not_sent(tmp_path: Path) -> None:
     async with rig(tmp_path, EVERY_2M) as r:
         r.schedules.write_text('[control.spots]\nskip = ["2026-01-01T00:04:00+00:00"]\n')

@@ -22,7 +22,7 @@ from omeconsole.core.schedule.runner import Runner, RunnerRefused
 from omeconsole.core.schedule.store import Book, load_book
 
 KEPT = 200
-TOLD = frozenset({"sent", "skipped", "missed", "unknown", "unconfirmed", "refused", "invalid", "no-match"})
+TOLD = frozenset({"preroll", "sent", "skipped", "missed", "unknown", "unconfirmed", "refused", "invalid", "no-match"})
 """What is worth a toast (the rest is only on the schedules screen)."""
 
 

@@ -42,6 +42,16 @@ def plan_template_in(controller: StreamController, template: BreakTemplate) -> S
     return controller.plan_id3(template.id3_in) if template.id3_in else None
 
 
+def unattended_refusal(plan: SendPlan) -> str | None:
+    """Why a scheduled plan is not sent: a refusal, or any warning an operator would have to confirm (a
+    schedule never forces)."""
+    if plan.refusal is not None:
+        return plan.refusal.message
+    if plan.to_confirm:
+        return "; ".join(w.message for w in plan.to_confirm)
+    return None
+
+
 def send_id(origin: str, stream: NodePath, run: datetime, part: Part) -> str:
     """The same id for the same run of the same schedule on the same stream, in every process: the run's
     prefix (`run_prefix`), then the stream's and the part's."""

@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import heapq
 import itertools
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -28,11 +27,12 @@ from omeconsole.api.errors import OmeError
 from omeconsole.core.adops.controller import SendOutcome, StreamController
 from omeconsole.core.adops.matcher import Sighting
 from omeconsole.core.adops.operations import AdOps
-from omeconsole.core.adops.plan import READ_ONLY_MESSAGE, SendPlan
+from omeconsole.core.adops.plan import READ_ONLY_MESSAGE
 from omeconsole.core.schedule import breaks, recovery
 from omeconsole.core.schedule.events import AlertKind, EventKind, RunnerEvent
 from omeconsole.core.schedule.lock import RunnerLock
 from omeconsole.core.schedule.model import Schedule
+from omeconsole.core.schedule.sent import SentIds
 from omeconsole.core.schedule.store import Book
 from omeconsole.core.schedule.streams import resolve
 from omeconsole.model.paths import NodePath
@@ -91,7 +91,9 @@ class Runner:
         self._prepared: dict[tuple[str, datetime], list[tuple[NodePath, str | None]] | str] = {}
         self._waiting: dict[NodePath, list[_Waiting]] = {}
         self._last_beat: datetime | None = None
-        self._audit_cache: tuple[tuple[int, int], frozenset[str]] | None = None
+        self._sent = SentIds(adops.audit.path)
+        self._planned: set[tuple[str, datetime]] = set()
+        """Runs of the current book already on the agenda (a reload during a send must not plan one twice)."""
         self.wake_at: datetime | None = None
         """When the runner wakes next (tests drive the clock to it once `parked` is set)."""
         self.parked = asyncio.Event()
@@ -143,9 +145,16 @@ class Runner:
                         task.cancel()
                 continue
             due = [heapq.heappop(self._agenda)]
-            while self._agenda and self._agenda[0].at <= self.clock.wall() and self._agenda[0].step == "fire":
+            while self._agenda and self._agenda[0].at <= self.clock.wall():
                 due.append(heapq.heappop(self._agenda))
-            await asyncio.gather(*(self._do(i) for i in due if i.generation in (0, self._generation)))
+            due = [i for i in due if i.generation in (0, self._generation)]
+            # Every run due now is prepared at once, then fired at once (a run's prepare before its fire);
+            # the rest (ticks, follows, ends, warnings) one after the other.
+            for step in ("prepare", "fire"):
+                await asyncio.gather(*(self._do(i) for i in due if i.step == step))
+            for item in due:
+                if item.step not in ("prepare", "fire"):
+                    await self._do(item)
         self._report(RunnerEvent("stopped", "stopped"))
 
     async def asleep(self, after: int) -> None:
@@ -181,12 +190,14 @@ class Runner:
     def _rebuild(self, now: datetime) -> None:
         """The next run of every schedule of the current book; steps of an earlier book are dropped."""
         self._generation += 1
+        self._planned.clear()
         for schedule in self.book.schedules:
             self._plan_run(schedule, schedule.timing.next_after(now), now)
 
     def _plan_run(self, schedule: Schedule, run: datetime | None, now: datetime) -> None:
-        if run is None:
+        if run is None or (schedule.name, run) in self._planned:
             return
+        self._planned.add((schedule.name, run))
         generation = self._generation
         if schedule.template.preroll_s > 0:
             warn = run - timedelta(seconds=schedule.template.preroll_s)
@@ -257,8 +268,8 @@ class Runner:
 
     async def _fire(self, schedule: Schedule, run: datetime) -> None:
         now = self.clock.wall()
-        self._plan_run(schedule, schedule.timing.next_after(run), now)
         prepared = self._prepared.pop((schedule.name, run), None)
+        self._planned.discard((schedule.name, run))
         schedule = next((s for s in self.book.schedules if s.name == schedule.name), schedule)
         control = self.book.control(schedule.name)
         if now - run > self._late:
@@ -273,14 +284,24 @@ class Runner:
             why = prepared or "not prepared in time"
             self._say("skipped", f"skipped: {why}", schedule, run, alert="schedule_missed")
         else:
-            sent = self._sent_ids()
-            await asyncio.gather(*(self._send(schedule, run, path, problem, sent) for path, problem in prepared))
+            await asyncio.gather(*(self._send(schedule, run, path, problem) for path, problem in prepared))
+        self._plan_run(schedule, self._following(schedule, run, now), now)
         self._beat(self.clock.wall())
 
-    async def _send(self, schedule: Schedule, run: datetime, path: NodePath, problem: str | None,
-                    sent: frozenset[str]) -> None:
+    def _following(self, schedule: Schedule, run: datetime, now: datetime) -> datetime | None:
+        """The next run to plan; woken long after its time (a suspended machine), the runs in between are
+        said in one line and the next one still ahead is planned."""
+        following = schedule.timing.next_after(run)
+        if following is not None and following < now - self._late:
+            passed = schedule.timing.runs_between(run, now - self._late)
+            self._say("missed", f"{len(passed)} more run(s) missed up to {_hhmm(schedule, passed[-1])} — none sent "
+                                "late", schedule, passed[-1], alert="schedule_missed")
+            following = schedule.timing.next_after(now - self._late)
+        return following
+
+    async def _send(self, schedule: Schedule, run: datetime, path: NodePath, problem: str | None) -> None:
         identifier = breaks.send_id(schedule.origin, path, run, "out")
-        if identifier in sent:
+        if identifier in self._sent:  # the audit log, read just now: whoever sent this run, it is not sent again
             self._say("skipped", "skipped: already sent (the audit log has this run)", schedule, run, path)
             return
         if problem is not None:
@@ -289,7 +310,7 @@ class Runner:
             return
         controller = self.adops.stream(path)
         plan = breaks.with_id(breaks.plan_template_out(controller, schedule.template), identifier)
-        why = _rule(plan)
+        why = breaks.unattended_refusal(plan)
         if why is not None:
             self._say("skipped", f"skipped: {why}", schedule, run, path, alert="schedule_missed")
             return
@@ -342,10 +363,10 @@ class Runner:
         if planned is None:
             return
         identifier = breaks.send_id(schedule.origin, path, run, "in")
-        if identifier in self._sent_ids():
+        if identifier in self._sent:
             return
         plan = breaks.with_id(planned, identifier)
-        why = _rule(plan)
+        why = breaks.unattended_refusal(plan)
         if why is not None:
             self._say("skipped", f"the ID3 of the in skipped: {why}", schedule, run, path)
             return
@@ -353,18 +374,6 @@ class Runner:
         self._outcome(schedule, run, path, outcome)
 
     # Helpers --------------------------------------------------------------------------------------------
-
-    def _sent_ids(self) -> frozenset[str]:
-        """The ids of every send in the audit log (re-read only when the file changed)."""
-        try:
-            info = os.stat(self.adops.audit.path)
-        except FileNotFoundError:
-            return frozenset()
-        key = (info.st_size, info.st_mtime_ns)
-        if self._audit_cache is None or self._audit_cache[0] != key:
-            contents = self.adops.audit.read_all()
-            self._audit_cache = (key, frozenset(s.send_id for s in contents.sends))
-        return self._audit_cache[1]
 
     def _beat(self, now: datetime) -> None:
         self._last_beat = now
@@ -385,15 +394,6 @@ class Runner:
              send_id: str | None = None) -> None:
         self._report(RunnerEvent(kind, message, schedule.name, str(path) if path else schedule.stream, run,
                                  schedule.timing.zone, alert, send_id))
-
-
-def _rule(plan: SendPlan) -> str | None:
-    """Why the plan is not sent unattended: a refusal, or any warning an operator would have to confirm."""
-    if plan.refusal is not None:
-        return plan.refusal.message
-    if plan.to_confirm:
-        return "; ".join(w.message for w in plan.to_confirm)
-    return None
 
 
 def _hhmm(schedule: Schedule, run: datetime) -> str:
