@@ -44,7 +44,7 @@ from omeconsole.api.wire import (
 from omeconsole.model.paths import NodePath, addressable_name
 from omeconsole.model.readings import NodeStats, StreamInfo
 from omeconsole.model.sends import ItemResult, SendResult
-from omeconsole.model.server import Edition, ServerInfo, StatsApi
+from omeconsole.model.server import Edition, ServerInfo, StatsApi, version_tuple
 
 EventSetLike = CueEventSet | Id3EventSet | Mapping[str, Any]
 
@@ -75,16 +75,11 @@ def basic_authorization(token: str) -> str:
     return "Basic " + base64.b64encode(token.encode("utf-8")).decode("ascii")
 
 
-def _version_tuple(version: str) -> tuple[int, ...] | None:
-    match = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?", version.strip())
-    return tuple(int(g) for g in match.groups() if g is not None) if match else None
-
-
 def cue_support(edition: str, version: str) -> tuple[bool | None, str | None]:
     """Whether the server takes cue events, from its edition and version (reference §2.3)."""
     if edition == "enterprise":
         return True, None
-    parsed = _version_tuple(version)
+    parsed = version_tuple(version)
     if parsed is None:
         return None, None
     if parsed[:2] >= (0, 21):

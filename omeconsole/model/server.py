@@ -1,7 +1,8 @@
-"""The server as a whole: which edition it is, and the console's link to it."""
+"""The server as a whole: which edition it is, what it does with ad markers, and the console's link to it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,6 +23,78 @@ class ServerInfo:
     """None: not known until a send is tried."""
     events_reason: str | None = None
     """Plain words when events_supported is False."""
+
+    @property
+    def markers(self) -> MarkerCapability:
+        """What this server does with a cue event (from its edition and version)."""
+        return marker_capability(self.edition, self.version, events_supported=self.events_supported)
+
+
+MarkerWriting = Literal["tags", "segment-cut", "refused", "unknown"]
+NO_MARKER_TAGS_NOTE = ("this server writes no ad markers into its playlists: players and ad insertion downstream "
+                       "see no break; it will cut a segment at the splice point")
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerCapability:
+    """What a server does with an accepted cue event, known from its edition and version.
+
+    `tags`: it writes `#EXT-X-CUE-OUT` / `#EXT-X-DATERANGE` into its playlists (Enterprise).
+    `segment-cut`: open source 0.18 to 0.20 accepts the cue with 200, writes no tag anywhere, and only cuts
+    the LL-HLS segment at the splice point (captures/ome-0.19.0/markers). `refused`: it answers cue events
+    with 400 (open source 0.21+, or a refusal seen on the wire). `unknown`: nothing tells.
+    """
+
+    writing: MarkerWriting
+    version: str = ""
+
+    @property
+    def writes_tags(self) -> bool:
+        return self.writing == "tags"
+
+    @property
+    def cuts_segment_only(self) -> bool:
+        """The splice shows only as a segment cut: there is no marker to wait for."""
+        return self.writing == "segment-cut"
+
+    @property
+    def note(self) -> str | None:
+        """What an operator must know before a cue on this server, or None when markers are written."""
+        if self.writing == "segment-cut":
+            return NO_MARKER_TAGS_NOTE
+        if self.writing == "refused":
+            return f"this server ({self.version or 'version unknown'}) refuses cue events"
+        return None
+
+
+UNKNOWN_MARKERS = MarkerCapability("unknown")
+_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def version_tuple(version: str) -> tuple[int, ...] | None:
+    """`0.19.0` → (0, 19, 0); None when the text starts with no version number."""
+    match = _VERSION.match(version.strip())
+    return tuple(int(g) for g in match.groups() if g is not None) if match else None
+
+
+def marker_capability(edition: Edition | None, version: str, *, events_supported: bool | None = None
+                      ) -> MarkerCapability:
+    """Enterprise writes tags; open source 0.18 to 0.20 only cuts a segment; 0.21+ refuses cue; else unknown.
+
+    `events_supported=False` (a cue already refused on the wire) makes any server `refused`.
+    """
+    if events_supported is False:
+        return MarkerCapability("refused", version)
+    if edition == "enterprise":
+        return MarkerCapability("tags", version)
+    parsed = version_tuple(version) if edition == "oss" else None
+    if parsed is None:
+        return MarkerCapability("unknown", version)
+    if (0, 18) <= parsed[:2] < (0, 21):
+        return MarkerCapability("segment-cut", version)
+    if parsed[:2] >= (0, 21):
+        return MarkerCapability("refused", version)
+    return MarkerCapability("unknown", version)
 
 
 @dataclass(frozen=True, slots=True)

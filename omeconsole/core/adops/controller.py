@@ -32,6 +32,7 @@ from omeconsole.core.clock import Clock
 from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
 from omeconsole.model.sends import ItemResult, SendResult
+from omeconsole.model.server import UNKNOWN_MARKERS, MarkerCapability
 
 OutcomeStatus = Literal["accepted", "rejected", "not-sent", "unknown", "blocked"]
 BlockReason = Literal["read-only", "in-flight", "invalid", "needs-confirmation", "audit-unwritable", "already-sent"]
@@ -154,7 +155,13 @@ class StreamController:
             send_id=uuid.uuid4().hex, target=self.path, api_path_of=paths, server=context.host,
             profile=context.profile, read_only=context.read_only, view=self.ad_break.view(),
             playlist_known=latest is not None and self.follower.unavailable is None,
-            segment_s=latest.target_duration if latest is not None else None)
+            segment_s=latest.target_duration if latest is not None else None, markers=self.markers)
+
+    @property
+    def markers(self) -> MarkerCapability:
+        """What the server does with a cue, as detected (unknown before detection)."""
+        server = self._shared.client.server_info
+        return server.markers if server is not None else UNKNOWN_MARKERS
 
     # Sending ------------------------------------------------------------------------------------
 

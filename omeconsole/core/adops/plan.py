@@ -22,12 +22,13 @@ from omeconsole.core.adops.ad_break import BreakState, BreakView
 from omeconsole.core.adops.audit import json_bytes
 from omeconsole.core.adops.matcher import ExpectKind, Rendition, expected_frames
 from omeconsole.model.paths import NodePath
+from omeconsole.model.server import UNKNOWN_MARKERS, MarkerCapability
 
 Action = Literal["cue-out", "cue-in", "id3", "send-events"]
 ApiAction = Literal["sendEvent", "sendEvents"]
 WarningCode = Literal[
     "no-break-on-air", "before-splice", "break-outcome-unknown", "break-already-on", "short-break",
-    "empty-frame", "break-state-unknown",
+    "empty-frame", "break-state-unknown", "no-marker-tags",
 ]
 RefusalCode = Literal["read-only", "in-flight", "bad-duration", "no-frames", "bad-frame"]
 READ_ONLY_MESSAGE = "read-only mode: nothing is sent"
@@ -104,6 +105,8 @@ class PlanInput:
     """The playlist was read and its last read succeeded (so "no break" means no break)."""
     segment_s: float | None
     """The playlist's target duration, when read (for the short-break rule)."""
+    markers: MarkerCapability = UNKNOWN_MARKERS
+    """What the server does with a cue (writes tags, only cuts a segment, refuses it)."""
 
 
 def plan_cue_out(given: PlanInput, duration_s: float) -> SendPlan:
@@ -121,14 +124,22 @@ def plan_cue_out(given: PlanInput, duration_s: float) -> SendPlan:
         warnings.append(PlanWarning("short-break", f"servers ignore a break of {duration_s:g} s: it must be longer "
                                                    f"than {SHORT_BREAK_FACTOR:g} x the segment duration "
                                                    f"({SHORT_BREAK_FACTOR * given.segment_s:g} s)"))
+    warnings.extend(_marker_note(given))
     return _plan(given, "cue-out", "sendEvent", event_body(event_set), warnings, refusal, expect="cue-out",
                  planned_s=duration_ms / 1000 if duration_ms > 0 else None)
 
 
 def plan_cue_in(given: PlanInput) -> SendPlan:
     event_set = CueEventSet(events=[CueEvent(cueType="in")])
-    return _plan(given, "cue-in", "sendEvent", event_body(event_set), _cue_in_warnings(given), _refusal(given),
-                 expect="cue-in")
+    return _plan(given, "cue-in", "sendEvent", event_body(event_set),
+                 [*_cue_in_warnings(given), *_marker_note(given)], _refusal(given), expect="cue-in")
+
+
+def _marker_note(given: PlanInput) -> list[PlanWarning]:
+    """Said before every cue on a server that writes no marker tags (nothing to confirm: it is a fact)."""
+    if given.markers.cuts_segment_only and given.markers.note is not None:
+        return [PlanWarning("no-marker-tags", given.markers.note, needs_confirmation=False)]
+    return []
 
 
 def _cue_in_warnings(given: PlanInput) -> list[PlanWarning]:
