@@ -139,8 +139,7 @@ def main() -> None:
                   f"({len(to_intent)} breaks)")
             print(f"run -> answer: p50 {quantile(to_answer, 0.5) * 1000:.1f} ms, "
                   f"p99 {quantile(to_answer, 0.99) * 1000:.1f} ms, max {max(to_answer) * 1000:.1f} ms")
-        skipped = Counter(e["message"].split(":")[1].strip()[:60] if ":" in e["message"] else e["message"]
-                          for e in events if e["event"] == "skipped")
+        skipped = Counter(e["message"][:60] for e in events if e["event"] == "skipped")
         for reason, count in skipped.most_common(5):
             print(f"  skipped {count}: {reason}")
     finally:

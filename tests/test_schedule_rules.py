@@ -147,7 +147,7 @@ async def test_paused_and_skipped_runs_are_not_sent(tmp_path: Path) -> None:
             await drive(runner, r.clock, _at(8) + timedelta(seconds=10))
     assert [e.run for e in r.kinds("sent")] == [_at(2), _at(6)]
     assert [(e.run, e.message) for e in r.kinds("skipped")] == [
-        (_at(4), "skipped: this run was skipped by the operator"), (_at(8), "skipped: the schedule is paused")]
+        (_at(4), "this run was skipped by the operator"), (_at(8), "the schedule is paused")]
 
 
 async def test_read_only_mode_refuses_schedules(tmp_path: Path) -> None:

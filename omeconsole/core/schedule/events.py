@@ -52,5 +52,6 @@ class RunnerEvent:
 
 
 def run_time(run: datetime, zone: ZoneInfo | None) -> str:
-    """`14:24 CET` in the schedule's zone (UTC when it has none)."""
-    return run.astimezone(zone or UTC).strftime("%H:%M %Z")
+    """`14:24 CET` in the schedule's zone (UTC when it has none); `14:24:36 CET` for a run off the minute."""
+    local = run.astimezone(zone or UTC)
+    return local.strftime("%H:%M:%S %Z" if local.second else "%H:%M %Z")

@@ -277,12 +277,12 @@ class Runner:
             self._say("missed", f"missed {_hhmm(schedule, run)} — not sent late ({late:.1f} s late)", schedule,
                       run, alert="schedule_missed")
         elif control.paused:
-            self._say("skipped", "skipped: the schedule is paused", schedule, run)
+            self._say("skipped", "the schedule is paused", schedule, run)
         elif run in control.skip:
-            self._say("skipped", "skipped: this run was skipped by the operator", schedule, run)
+            self._say("skipped", "this run was skipped by the operator", schedule, run)
         elif isinstance(prepared, str) or prepared is None:
             why = prepared or "not prepared in time"
-            self._say("skipped", f"skipped: {why}", schedule, run, alert="schedule_missed")
+            self._say("skipped", why, schedule, run, alert="schedule_missed")
         else:
             await asyncio.gather(*(self._send(schedule, run, path, problem) for path, problem in prepared))
         self._plan_run(schedule, self._following(schedule, run, now), now)
@@ -302,17 +302,17 @@ class Runner:
     async def _send(self, schedule: Schedule, run: datetime, path: NodePath, problem: str | None) -> None:
         identifier = breaks.send_id(schedule.origin, path, run, "out")
         if identifier in self._sent:  # the audit log, read just now: whoever sent this run, it is not sent again
-            self._say("skipped", "skipped: already sent (the audit log has this run)", schedule, run, path)
+            self._say("skipped", "already sent (the audit log has this run)", schedule, run, path)
             return
         if problem is not None:
-            self._say("skipped", f"skipped: {problem} — whether a break is on air is not known", schedule, run,
+            self._say("skipped", f"{problem} — whether a break is on air is not known", schedule, run,
                       path, alert="schedule_missed")
             return
         controller = self.adops.stream(path)
         plan = breaks.with_id(breaks.plan_template_out(controller, schedule.template), identifier)
         why = breaks.unattended_refusal(plan)
         if why is not None:
-            self._say("skipped", f"skipped: {why}", schedule, run, path, alert="schedule_missed")
+            self._say("skipped", why, schedule, run, path, alert="schedule_missed")
             return
         outcome = await controller.send(plan, origin=schedule.origin)
         self._outcome(schedule, run, path, outcome)
