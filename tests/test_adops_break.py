@@ -45,10 +45,28 @@ def test_cue_in_seen_ends_the_break_early() -> None:
     clock.advance(5)
     assert ad_break.view().state is BreakState.ON_AIR
     assert ad_break.try_begin("cue-in") is None
+    ad_break.started("cue-in")
     ad_break.send_accepted("cue-in")
-    assert ad_break.view().state is BreakState.ON_AIR  # not over until players see the CUE-IN
+    view = ad_break.view()  # the server's in lands on the first keyframe a keyframe interval after the request
+    assert view.state is BreakState.ON_AIR and view.remaining_s == 1.0 and "ends at 00:00:06.000" in view.message
     ad_break.on_sighting(Sighting("cue-in", "b", 0.7, "seen in playlist after 0.7 s"))
     assert ad_break.view().state is BreakState.ENDED
+
+
+def test_an_accepted_cue_in_ends_the_break_by_itself_when_the_playlist_cannot_show_it() -> None:
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    ad_break.try_begin("cue-out")
+    ad_break.started("cue-out")
+    ad_break.send_accepted("cue-out", planned_s=30.0)
+    clock.advance(17)
+    assert ad_break.view().state is BreakState.ON_AIR
+    ad_break.try_begin("cue-in")
+    ad_break.started("cue-in")
+    ad_break.send_accepted("cue-in")
+    clock.advance(1)
+    view = ad_break.view()
+    assert view.state is BreakState.ENDED and view.message == "ended by cue-in at 00:00:18.000"
 
 
 def test_second_press_while_in_flight_is_refused_with_a_reason() -> None:
@@ -73,7 +91,7 @@ def test_timeout_is_outcome_unknown_until_the_playlist_tells() -> None:
     assert ad_break.view().state is BreakState.ON_AIR
 
 
-def test_without_a_playlist_the_api_answer_alone_drives_the_break() -> None:
+def test_without_a_playlist_the_splice_is_the_servers_rule_labelled_estimated() -> None:
     clock = FakeClock()
     ad_break = AdBreak(clock)
     ad_break.playlist_status(False)
@@ -81,9 +99,47 @@ def test_without_a_playlist_the_api_answer_alone_drives_the_break() -> None:
     ad_break.started("cue-out")
     ad_break.send_accepted("cue-out", planned_s=15)
     view = ad_break.view()
-    assert view.state is BreakState.ON_AIR and not view.from_playlist and "API answer only" in view.message
+    assert view.state is BreakState.SCHEDULED and view.splice_source == "estimated"
+    assert view.splice_wall == clock.wall() + timedelta(seconds=1)
+    assert view.message == "accepted by the server; the playlist cannot be read"
+    clock.advance(1)
+    view = ad_break.view()
+    assert view.state is BreakState.ON_AIR and not view.from_playlist and "splice estimated" in view.message
     clock.advance(15)
     assert ad_break.view().state is BreakState.ENDED
+
+
+def test_a_wait_that_runs_out_never_moves_the_splice() -> None:
+    """The issue's 0.19.0 run: the server cut at +1.0 s; the console once put the splice where 15 s ran out."""
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    requested = clock.wall()
+    ad_break.try_begin("cue-out")
+    ad_break.started("cue-out")
+    ad_break.send_accepted("cue-out", planned_s=30)
+    clock.advance(15)
+    ad_break.on_sighting(Sighting("cue-out", "a", None, "cue-out in the playlist not seen within 15 s"))
+    view = ad_break.view()
+    assert view.splice_wall == requested + timedelta(seconds=1) and view.splice_source == "estimated"
+    assert view.state is BreakState.ON_AIR and view.remaining_s == 16.0
+    assert "splice estimated from the server's rule" in view.message
+    clock.advance(16)
+    assert ad_break.view().state is BreakState.ENDED
+
+
+def test_a_segment_cut_gives_the_splice_on_a_server_without_markers() -> None:
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    ad_break.try_begin("cue-out")
+    ad_break.started("cue-out")
+    ad_break.send_accepted("cue-out", planned_s=30)
+    cut = clock.wall() + timedelta(seconds=1.077)
+    clock.advance(1.3)
+    ad_break.on_sighting(Sighting("cue-out", "a", 1.3, "splice seen (segment cut at 00:00:01.077), no marker "
+                                  "written", splice_wall=cut, by_cut=True))
+    view = ad_break.view()
+    assert view.state is BreakState.ON_AIR and view.splice_wall == cut and view.splice_source == "cut"
+    assert view.from_playlist and view.ends_wall == cut + timedelta(seconds=30)
 
 
 def test_refused_cue_out_is_failed_with_the_server_message() -> None:

@@ -176,7 +176,7 @@ async def test_a_cue_never_shown_is_not_seen_at_its_deadline_on_the_clock(sim, t
 async def test_an_unwatched_send_is_judged_at_its_deadline_and_says_the_playlist_was_not_read(sim, ops) -> None:
     _simulator, clock = sim
     controller = ops.stream(STREAM)
-    outcome = await controller.send(controller.plan_cue_out(30))
+    outcome = await controller.send(controller.plan_cue_out(30), confirmed={"check-not-run"})
     assert outcome.confirmation is not None and not controller.watched
     clock.advance(10)
     sighting = await asyncio.wait_for(outcome.confirmation, 10)
@@ -194,7 +194,7 @@ async def test_a_lease_reads_with_blocking_reload_and_confirms_then_reading_stop
     controller = ops.stream(STREAM)
     with controller.watch():
         assert controller.watched
-        outcome = await controller.send(controller.plan_cue_out(30))
+        outcome = await controller.send(controller.plan_cue_out(30), confirmed={"check-not-run"})
         assert outcome.confirmation is not None
         while not outcome.confirmation.done():  # each blocked reload answers when the next part exists
             clock.advance(0.5)

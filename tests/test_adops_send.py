@@ -18,13 +18,15 @@ from omeconsole.api.wire import Id3Frame
 from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.adops.audit import OUTCOME_UNKNOWN, AuditLog
 from omeconsole.core.adops.operations import AdOps
-from omeconsole.core.adops.plan import READ_ONLY_MESSAGE
+from omeconsole.core.adops.plan import READ_ONLY_MESSAGE, WarningCode
 from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
 
 STREAM = NodePath("default", "app", "stream")
+UNCHECKED: frozenset[WarningCode] = frozenset({"check-not-run"})
+"""These tests send without reading the playlist first: the rules' check did not run, and they say so."""
 
 
 @pytest.fixture
@@ -60,11 +62,13 @@ async def test_cue_out_cue_in_and_id3_bytes_reach_the_server_and_the_audit_log_a
         assert out_plan.content == b'{"eventFormat":"cue","events":[{"cueType":"out","duration":30000}]}'
         assert out_plan.describe().startswith(
             f"POST /v1/vhosts/default/apps/app/streams/stream:sendEvent on {ops.context.host}\n")
-        out = await controller.send(out_plan)
+        # The playlist is not read: whether the server would drop it could not be checked.
+        assert [w.code for w in out_plan.to_confirm] == ["check-not-run"]
+        out = await controller.send(out_plan, confirmed={"check-not-run"})
         assert out.status == "accepted" and out.http_status == 200
-        clock.advance(10)
-        in_plan = controller.plan_cue_in()  # the playlist is not read: the splice is not known to have come
-        assert [w.code for w in in_plan.to_confirm] == ["before-splice"]
+        clock.advance(5)
+        in_plan = controller.plan_cue_in()  # on air from the server's rule (estimated): a cue-in has a break to end
+        assert not in_plan.to_confirm and controller.view().splice_source == "estimated"
         cue_in = await controller.send(in_plan, confirmed=in_plan.warning_codes)
         frames = [Id3Frame(frameType="txxx", info="adId", data="spot-1"), Id3Frame(frameType="TIT2", data="Song")]
         id3 = await controller.send(controller.plan_id3(frames, "video"))
@@ -111,8 +115,8 @@ async def test_a_double_press_sends_once_and_a_plan_is_never_sent_twice(sim, cli
     ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
     controller = ops.stream(STREAM)
     try:
-        first, second = await asyncio.gather(controller.send(controller.plan_cue_out(30)),
-                                             controller.send(controller.plan_cue_out(30)))
+        first, second = await asyncio.gather(controller.send(controller.plan_cue_out(30), confirmed=UNCHECKED),
+                                             controller.send(controller.plan_cue_out(30), confirmed=UNCHECKED))
         again = await controller.send(first.plan)
     finally:
         await ops.aclose()
@@ -162,7 +166,7 @@ async def test_a_timed_out_send_is_outcome_unknown_and_never_repeated(sim, tmp_p
             ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
             controller = ops.stream(STREAM)
             try:
-                outcome = await controller.send(controller.plan_cue_out(30))
+                outcome = await controller.send(controller.plan_cue_out(30), confirmed=UNCHECKED)
                 assert outcome.status == "unknown" and OUTCOME_UNKNOWN in outcome.message
                 assert outcome.confirmation is not None  # the playlist may still tell
                 assert controller.view().state is BreakState.UNKNOWN
@@ -187,7 +191,7 @@ async def test_a_send_cancelled_in_flight_leaves_its_intent_and_an_unknown_outco
         async with OmeClient(stalling.url, TEST_TOKEN, timeout=60) as client:
             ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
             controller = ops.stream(STREAM)
-            task = asyncio.create_task(controller.send(controller.plan_cue_in(), confirmed={"break-state-unknown"}))
+            task = asyncio.create_task(controller.send(controller.plan_cue_in(), confirmed=UNCHECKED))
             while not stalling.requests:  # until the server holds the request
                 await asyncio.sleep(0)
             task.cancel()
@@ -206,7 +210,7 @@ async def test_a_refused_event_is_audited_with_the_server_message(sim, client, t
     ops = make_ops(client, simulator.publisher_url, clock, tmp_path / "audit.jsonl")
     try:
         controller = ops.stream(NodePath("default", "app", "no-such-stream"))
-        outcome = await controller.send(controller.plan_cue_out(30))
+        outcome = await controller.send(controller.plan_cue_out(30), confirmed=UNCHECKED)
     finally:
         await ops.aclose()
     assert outcome.status == "rejected" and outcome.http_status == 404 and outcome.confirmation is None
@@ -215,7 +219,8 @@ async def test_a_refused_event_is_audited_with_the_server_message(sim, client, t
     assert result["status"] == 404 and "no-such-stream" in str(result["message"])
 
 
-async def test_without_a_readable_playlist_the_break_follows_the_api_answer(sim, client, tmp_path) -> None:
+async def test_without_a_readable_playlist_the_check_is_confirmed_and_the_splice_estimated(
+        sim, client, tmp_path) -> None:
     simulator, clock = sim
     # The publisher URL points at the management API, which wants a token for everything: 401.
     ops = make_ops(client, simulator.api_url, clock, tmp_path / "audit.jsonl")
@@ -223,10 +228,17 @@ async def test_without_a_readable_playlist_the_break_follows_the_api_answer(sim,
     try:
         assert not await controller.follower.read_once()
         assert controller.playlist_problem == "/app/stream/llhls.m3u8 answered HTTP 401"
-        outcome = await controller.send(controller.plan_cue_out(20))
+        plan = controller.plan_cue_out(20)
+        [check] = plan.to_confirm
+        assert check.code == "check-not-run" and "answered HTTP 401" in check.message
+        assert (await controller.send(plan)).blocked_by == "needs-confirmation"
+        outcome = await controller.send(controller.plan_cue_out(20), confirmed=UNCHECKED)
         assert outcome.status == "accepted"
         view = controller.view()
-        assert view.state is BreakState.ON_AIR and not view.from_playlist and "API answer only" in view.message
+        assert view.state is BreakState.SCHEDULED and view.splice_source == "estimated"
+        clock.advance(1)  # the server's rule: the first keyframe one keyframe interval after the request
+        view = controller.view()
+        assert view.state is BreakState.ON_AIR and not view.from_playlist and "splice estimated" in view.message
         clock.advance(20)
         assert controller.view().state is BreakState.ENDED
     finally:
@@ -241,7 +253,7 @@ async def test_an_unwritable_audit_log_sends_nothing_and_says_so(sim, client, tm
                 ServerContext(client.api_url, None, read_only=False), publisher_url=simulator.publisher_url)
     controller = ops.stream(STREAM)
     try:
-        outcome = await controller.send(controller.plan_cue_out(30))
+        outcome = await controller.send(controller.plan_cue_out(30), confirmed=UNCHECKED)
         assert (outcome.status, outcome.blocked_by) == ("blocked", "audit-unwritable")
         assert "NOT sent" in outcome.message and str(blocker / "audit.jsonl") in outcome.message
         view = controller.view()

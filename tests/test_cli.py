@@ -110,9 +110,13 @@ def test_info_shows_tracks(enterprise: str) -> None:
 
 
 def test_sends_succeed_and_are_audited_without_the_token(enterprise: str, audit_path: Path) -> None:
-    out = run("cue-out", "default/app/stream", "--duration", "30", url=enterprise, audit=audit_path)
+    # No publisher URL is given: the playlist cannot be read, so the rules' check could not run (--force).
+    unchecked = run("cue-out", "default/app/stream", "--duration", "30", url=enterprise, audit=audit_path)
+    assert unchecked.returncode == 8 and "could not be checked" in unchecked.stderr
+    out = run("cue-out", "default/app/stream", "--duration", "30", "--force", url=enterprise, audit=audit_path)
     assert out.returncode == 0, out.stderr
-    assert "cue-out sent to default/app/stream: HTTP 200 OK" in out.stdout
+    assert out.stdout == ("cue-out sent to default/app/stream: HTTP 200 OK\n"
+                          "accepted by the server; not yet seen in the playlist\n")
     back = run("cue-in", "default/app/stream", "--force", url=enterprise, audit=audit_path)  # before the splice
     assert back.returncode == 0, back.stderr
     tag = run("id3", "default/app/stream", "--frame", "TXXX", "--info", "k", "--data", "v",

@@ -133,7 +133,8 @@ def test_no_server_text_can_drive_the_terminal(hostile: HostileServer, text: str
             run_in_process("info", "default/app/stream", *common),
             run_in_process("info", "default/app/stream", "--json", *common),
             run_in_process("ls", "default", *common), run_in_process("ls", "locked", *common),
-            run_in_process("cue-out", "default/app/stream", "--duration", "30", *common)]
+            # --force: the publisher cannot be read, so the rules' check could not run (exit 8 without it)
+            run_in_process("cue-out", "default/app/stream", "--duration", "30", "--force", *common)]
     assert [status for status, _, _ in runs] == [0, 0, 0, 0, 1, 1, 0]
     for _status, out, err in runs:
         assert_inert(out)
@@ -164,7 +165,7 @@ def test_help_says_why_token_is_unsafe_and_lists_every_exit_status() -> None:
                           check=True, env={**os.environ, "COLUMNS": "200"}).stdout
     assert "--token-file" in text and "ps, /proc" in text
     for status in (exit_codes.NOT_CONFIRMED, exit_codes.READ_ONLY, exit_codes.AUDIT_UNWRITABLE,
-                   exit_codes.NEEDS_FORCE, exit_codes.BROKEN_PIPE):
+                   exit_codes.NEEDS_FORCE, exit_codes.SPLICE_NO_MARKER, exit_codes.BROKEN_PIPE):
         assert f"\n  {status} " in text
     assert "--force" in text and "--wait-confirm" in text
 
@@ -196,7 +197,7 @@ async def test_an_unwritable_audit_log_sends_nothing_and_exits_7(tmp_path: Path)
     blocker.write_text("not a directory")
     async with running_simulator() as simulator:
         child = await asyncio.create_subprocess_exec(
-            str(BIN / "omeconsole"), "cue-out", "default/app/stream", "--duration", "30",
+            str(BIN / "omeconsole"), "cue-out", "default/app/stream", "--duration", "30", "--force",
             env=_env(tmp_path, simulator.api_url, blocker / "audit.jsonl"),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         _out, err = await asyncio.wait_for(child.communicate(), 30)

@@ -74,6 +74,16 @@ def _audited_send(audit: AuditLog, send_id: str, server: str, action: str, conte
     audit.record_outcome(send_id, "accepted", 200, "OK")
 
 
+def _partly_refused_send(audit: AuditLog, send_id: str, server: str) -> None:
+    """The real 0.19.0's answer to mixed event sets (captures api/34): 207, the second set refused."""
+    audit.record_intent(Intent(send_id=send_id, server=server, profile=None, vhost="default", app="app",
+                               stream="stream", action="send-events", api_path="/v1/vhosts/default/apps/app/"
+                               "streams/stream:sendEvents", content=b'[{"eventFormat":"id3v2","events":[{"frameType"'
+                               b':"TXXX","info":"a","data":"b"}]},{"eventFormat":"foo","events":[{"x":1}]}]'))
+    audit.record_outcome(send_id, "rejected", 207, "Multi Status",
+                         [(200, "OK"), (400, "eventFormat is not supported: [foo]")])
+
+
 async def test_every_family_has_its_type_help_labels_and_the_servers_own_numbers(tmp_path: Path) -> None:
     rules = [AlertRule(kind="ingest_stopped"), AlertRule(name="crowd", kind="viewers_above", viewers=10_000)]
     hooks = [WebhookConfig(name="ops", url="http://127.0.0.1:9/hook")]
@@ -82,6 +92,7 @@ async def test_every_family_has_its_type_help_labels_and_the_servers_own_numbers
         _audited_send(rig.audit, "cue-1", here, "cue-out",
                       b'{"eventFormat":"cue","events":[{"cueType":"out","duration":30000}]}')
         _audited_send(rig.audit, "id3-1", "elsewhere:8081", "id3", b'[{"eventFormat":"id3v2"}]')
+        _partly_refused_send(rig.audit, "mixed-1", here)
         await rig.cycle(5)  # detection, the listing pass, then every node read
         response = await rig.get("/metrics")
         assert response.status_code == 200
@@ -135,7 +146,8 @@ async def test_every_family_has_its_type_help_labels_and_the_servers_own_numbers
     assert info.labels["edition"] == "enterprise" and info.labels["version"] and info.value == 1.0
     assert families["ome_scrape_errors"].samples[0].value == 0.0
     assert [(s.labels["format"], s.labels["outcome"], s.value) for s in families["ome_events_sent"].samples] == [
-        ("cue", "accepted", 1.0)]  # the send to another server is not this server's
+        ("cue", "accepted", 1.0), ("other", "rejected", 1.0)]  # a 207 with a refused set counts as its audit says;
+    # the send to another server is not this server's
     assert {s.labels["rule"]: s.value for s in families["ome_alerts_firing"].samples} == {
         "ingest_stopped": 0.0, "crowd": 0.0}
     breaks = {s.labels["stream"]: s.value for s in families["ome_ad_break_active"].samples}

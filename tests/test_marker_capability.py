@@ -61,7 +61,7 @@ def _given(markers: MarkerCapability) -> PlanInput:
     return PlanInput(send_id="s1", target=NodePath("default", "app", "stream"),
                      api_path_of={"sendEvent": "/x:sendEvent", "sendEvents": "/x:sendEvents"},
                      server="127.0.0.1:8081", profile=None, read_only=False, view=AdBreak(clock).view(),
-                     playlist_known=True, segment_s=6.0, markers=markers)
+                     playlist_known=True, segment_s=6.0, now=clock.wall(), markers=markers)
 
 
 def test_a_cue_plan_on_a_server_without_marker_tags_says_so_before_the_send() -> None:

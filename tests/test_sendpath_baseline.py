@@ -58,8 +58,10 @@ async def test_a_silent_publisher_delays_the_post_by_the_baseline_deadline_only(
                 await asyncio.sleep(0)
                 assert not waiting.done()
                 clock.advance(0.01)
-                assert await asyncio.wait_for(waiting, 10) is False  # no baseline: send anyway
-                outcome = await controller.send(controller.plan_cue_out(30))
+                assert await asyncio.wait_for(waiting, 10) is False  # no baseline: the rules could not be checked
+                plan = controller.plan_cue_out(30)
+                assert [w.code for w in plan.to_confirm] == ["check-not-run"]  # the CLI's --force
+                outcome = await controller.send(plan, confirmed=plan.warning_codes)
                 assert outcome.status == "accepted"
                 stream = simulator.world.find_stream("default", "app", "stream")
                 assert stream is not None and len(stream.events.events) == 1

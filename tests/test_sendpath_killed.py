@@ -42,7 +42,7 @@ async def test_killed_while_the_post_is_in_flight_the_intent_is_on_disk_and_the_
         env.update(OME_API_URL=simulator.api_url, OME_ACCESS_TOKEN=TEST_TOKEN, OMECONSOLE_AUDIT_LOG=str(audit),
                    OMECONSOLE_CONFIG=str(tmp_path / "absent.toml"))
         child = await asyncio.create_subprocess_exec(
-            str(BIN / "omeconsole"), "cue-out", "default/app/stream", "--duration", "30", env=env,
+            str(BIN / "omeconsole"), "cue-out", "default/app/stream", "--duration", "30", "--force", env=env,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
             faults = simulator.faults

@@ -73,6 +73,17 @@ class PartRef:
 
 
 @dataclass(frozen=True)
+class SegmentTime:
+    """One complete media segment's place in time: where a server that writes no marker shows a splice."""
+
+    msn: int
+    duration: float | None
+    """Its EXTINF, in seconds."""
+    wall: datetime | None
+    """Its PROGRAM-DATE-TIME (when it starts)."""
+
+
+@dataclass(frozen=True)
 class MediaPlaylist:
     media_sequence: int
     target_duration: float | None
@@ -83,6 +94,8 @@ class MediaPlaylist:
     parts: tuple[PartRef, ...]
     segment_uris: tuple[tuple[int, str], ...]
     lines: tuple[str, ...] = field(repr=False)
+    segment_times: tuple[SegmentTime, ...] = field(default=(), repr=False)
+    """Every complete segment's duration and start, in playlist order."""
 
     @property
     def last_part(self) -> PartRef | None:
@@ -203,6 +216,8 @@ def parse_media_playlist(text: str) -> MediaPlaylist:
     raw_markers: list[tuple[MarkerKind, MarkerSource, str, int, datetime | None, float | None, str | None]] = []
     parts: list[PartRef] = []
     segments: list[tuple[int, str]] = []
+    times: list[SegmentTime] = []
+    extinf: float | None = None
     msn: int | None = None
     part_index = 0
     part_offset = 0.0
@@ -251,11 +266,14 @@ def parse_media_playlist(text: str) -> MediaPlaylist:
             part_index += 1
         elif line.startswith("#EXTINF"):
             msn = current
+            extinf = _float(_tag_value(line).partition(",")[0])
             expecting_uri = True
         elif line.startswith("#EXT-X-ENDLIST"):
             ended = True
         elif expecting_uri and line and not line.startswith("#"):
             segments.append((current, line))
+            times.append(SegmentTime(current, extinf, pdt.get(current)))
+            extinf = None
             msn = current + 1
             part_index = 0
             expecting_uri = False
@@ -264,7 +282,7 @@ def parse_media_playlist(text: str) -> MediaPlaylist:
         for kind, source, line, at, wall, planned, ident in raw_markers
     )
     return MediaPlaylist(media_sequence, target, part_target, can_block, ended, markers, tuple(parts),
-                         tuple(segments), lines)
+                         tuple(segments), lines, tuple(times))
 
 
 def _check_header(text: str) -> None:

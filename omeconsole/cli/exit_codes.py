@@ -29,7 +29,12 @@ READ_ONLY = 6
 AUDIT_UNWRITABLE = 7
 """The audit log could not be written: nothing was sent."""
 NEEDS_FORCE = 8
-"""The console warned (no break on air, an empty ID3 frame, ...): nothing was sent; `--force` sends anyway."""
+"""The server would drop it (a break already on air, a break too short, a cue-in with no break, ...), or
+that could not be checked (the playlist could not be read), or the console warned (an empty ID3 frame):
+nothing was sent; `--force` sends anyway."""
+SPLICE_NO_MARKER = 9
+"""`--wait-confirm` on a server that writes no marker (open source 0.18 to 0.20): the splice was seen as
+the segment it cut, and no marker was written (players and ad insertion downstream see no break)."""
 BROKEN_PIPE = 128 + signal.SIGPIPE
 """141: whoever read the output stopped reading (`| head -1`), as a program ended by SIGPIPE reports."""
 
@@ -42,7 +47,9 @@ EPILOG = f"""exit status:
   {NOT_CONFIRMED}    --wait-confirm: accepted, but not seen in the playlist within --confirm-timeout
   {READ_ONLY}    read-only mode: nothing was sent
   {AUDIT_UNWRITABLE}    the audit log cannot be written: nothing was sent
-  {NEEDS_FORCE}    the console warned (e.g. cue-in with no break on air): nothing was sent; --force sends
+  {NEEDS_FORCE}    the server would drop it (break on air, too short, cue-in with no break) or that could
+       not be checked (playlist unreadable): nothing was sent; --force sends
+  {SPLICE_NO_MARKER}    --wait-confirm: splice seen (segment cut), no marker written (server writes none)
   {BROKEN_PIPE}  the output was closed by its reader (e.g. | head -1)
   128+N interrupted by signal N (130 ctrl+c, 129 SIGHUP, 143 SIGTERM); a send in flight is logged as unknown"""
 

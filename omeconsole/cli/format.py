@@ -166,4 +166,4 @@ def outcome_json(outcome: SendOutcome, server: str | None = None) -> str:
 
 def sighting_json(sighting: Sighting, server: str | None = None) -> str:
     return dumps({"confirmed": sighting.seen, "seen_after_s": sighting.seen_after_s, "detail": sighting.detail,
-                  "line": sighting.line, **_on(server)})
+                  "line": sighting.line, "no_marker": sighting.by_cut, **_on(server)})

@@ -173,13 +173,16 @@ def _send_options(parser: argparse.ArgumentParser, *, confirmable: bool) -> None
                         help="send to each of these profiles' servers, each sent and audited on its own "
                              "(instead of --profile / --api-url); there is no fleet-wide send")
     parser.add_argument("--force", action="store_true",
-                        help="send even when the console warns (a cue-in with no break on air or before the "
-                             f"out has spliced, an empty ID3 frame, ...); without it such a send exits "
-                             f"{exit_codes.NEEDS_FORCE} and sends nothing")
+                        help="send even when the server would drop it (a cue-out inside a break or not longer "
+                             "than 1.5 segments, a cue-in with no break on air or too soon after the splice), when "
+                             "that could not be checked (the playlist could not be read), or with an empty ID3 "
+                             f"frame; without it such a send exits {exit_codes.NEEDS_FORCE} and sends nothing")
     if confirmable:
         parser.add_argument("--wait-confirm", action="store_true",
                             help="wait until the stream's LL-HLS playlist (or media, for id3) shows the send; "
-                                 f"exit {exit_codes.NOT_CONFIRMED} if it does not within --confirm-timeout "
+                                 f"exit {exit_codes.NOT_CONFIRMED} if it does not within --confirm-timeout, "
+                                 f"{exit_codes.SPLICE_NO_MARKER} when a server that writes no marker shows the "
+                                 "splice as a segment cut "
                                  "(the request is never held back more than "
                                  f"{BASELINE_TIMEOUT_S:g} s for a first playlist read)")
         parser.add_argument("--confirm-timeout", type=positive_seconds, default=None, metavar="SECONDS",
@@ -206,7 +209,7 @@ def _reads(add: Add) -> None:
 
 
 def _sends(add: Add) -> None:
-    cue_out = add("cue-out", "start an ad break")
+    cue_out = add("cue-out", "start an ad break (the playlist is read first: would the server drop it?)")
     cue_out.add_argument("path", help="vhost/app/stream")
     cue_out.add_argument("--duration", type=float, help="break length in seconds")
     cue_out.add_argument("--template", metavar="NAME",

@@ -5,21 +5,25 @@ sends once, and reports the outcome. `--wait-confirm` then awaits the controller
 A send goes to one server. Several only when the operator names them (`--servers origin,edge-1`):
 each is then planned, sent, audited and confirmed on its own, at the same time, every line of
 output led by its server's name, and a last line says the outcome on each (`send_to_servers`).
-The playlist is read before the request only when it decides something (the confirmation's
-baseline, or whether a cue-in has a break to end), and never for longer than BASELINE_TIMEOUT_S:
-when the first read is not in by then, the request goes anyway and the playlist is compared later.
+Before a cue-out or cue-in the stream's playlist is read (never for longer than BASELINE_TIMEOUT_S)
+and the server detected, so the plan applies the rules the server applies after its 200 (core/adops/
+rules): a cue the server would drop is refused with exit 8 and the rule in words, and so is one whose
+check could not run (the playlist could not be read); `--force` sends anyway. After a 200 a cue is
+"accepted by the server; not yet seen in the playlist" — `--wait-confirm` turns that into seen or not.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from omeconsole.api.errors import OmeError
 from omeconsole.api.wire import Id3Frame
 from omeconsole.cli import exit_codes
 from omeconsole.cli import format as fmt
@@ -36,8 +40,10 @@ async def cmd_send(session: Session, args: argparse.Namespace, out: Printer | No
     out = out or Printer()
     controller = session.adops.stream(parse_path(args.path, level="stream"))
     wait = bool(getattr(args, "wait_confirm", False))
-    reads_first = wait or (args.command == "cue-in" and not args.force)
-    lease = controller.watch() if reads_first else None
+    cue = args.command in ("cue-out", "cue-in")
+    if cue:
+        await _detect(session)
+    lease = controller.watch() if wait or cue else None
     try:
         if lease is not None:
             await controller.baseline(BASELINE_TIMEOUT_S)
@@ -53,6 +59,14 @@ async def cmd_send(session: Session, args: argparse.Namespace, out: Printer | No
     finally:
         if lease is not None:
             lease.release()
+
+
+async def _detect(session: Session) -> None:
+    """The server's edition and version (what it does with a cue), at most BASELINE_TIMEOUT_S; a failure
+    leaves it unknown and the send says what happens."""
+    if session.client.server_info is None:
+        with contextlib.suppress(OmeError, TimeoutError):
+            await asyncio.wait_for(session.client.detect(), BASELINE_TIMEOUT_S)
 
 
 def _plan(controller: StreamController, args: argparse.Namespace) -> SendPlan:
@@ -117,12 +131,23 @@ def _report(outcome: SendOutcome, as_json: bool, out: Printer) -> None:
         out.say_json(fmt.outcome_json(outcome, out.server))
     elif outcome.status in ("accepted", "rejected") and outcome.http_status is not None:
         out.say(fmt.outcome_text(outcome))
+        if outcome.status == "accepted":
+            out.say(_not_yet(outcome.plan))
     if outcome.blocked_by == "needs-confirmation":  # the warnings were just said
         out.complain(f"{outcome.action} not sent: --force sends it anyway")
     elif outcome.status != "accepted":
         out.complain(outcome.message)
     if outcome.audit_problem is not None:
         out.complain(f"warning: {outcome.audit_problem}")
+
+
+def _not_yet(plan: SendPlan) -> str:
+    """What a 200 means, never "OK" alone: the server took the request; what players get is not known yet."""
+    if plan.expect == "id3":
+        return "accepted by the server; not yet seen in the media"
+    if plan.expect is not None:
+        return "accepted by the server; not yet seen in the playlist"
+    return "accepted by the server (what it did with each event set is not checked)"
 
 
 async def _confirmed(outcome: SendOutcome, status: int, as_json: bool, out: Printer) -> int:
@@ -138,7 +163,7 @@ async def _confirmed(outcome: SendOutcome, status: int, as_json: bool, out: Prin
         return exit_codes.NOT_CONFIRMED if status == exit_codes.OK else status
     if status == exit_codes.UNKNOWN:
         out.complain("the playlist shows it: the server applied it")
-    return exit_codes.OK
+    return exit_codes.SPLICE_NO_MARKER if sighting.by_cut else exit_codes.OK
 
 
 async def send_to_servers(sessions: Sequence[tuple[str, Session]], args: argparse.Namespace) -> int:

@@ -1,11 +1,14 @@
 """The ad break of one stream as the operator should see it: idle, sent, scheduled, on air, ended.
 
-Driven by two sources that can disagree: what the API answered to our sends, and what the
-playlist showed (our sends' sightings, and any break in it, whoever sent it). The playlist wins when
-it can be read (it is what players get); otherwise the machine follows the API answer alone and
-says so. It also holds the one-send-at-a-time guard:
-a second key press while a send is in flight is refused with a reason, never queued, and an
-answer that never came is "outcome unknown" — nothing here ever resends.
+One model that the countdown, the warnings and the send rules all read. Driven by what the API
+answered to our sends and by what the playlist showed (our sends' sightings, and any break in it,
+whoever sent it). The splice time comes from what was seen: a marker, or on a server that writes no
+marker the segment it cut; until then it is the server's rule (the first keyframe at least one
+keyframe interval after the request), labelled as estimated — never the moment a wait ran out. The
+break ends at its planned end or at an accepted cue-in (on the same rule), whichever comes first.
+It also holds the one-send-at-a-time guard: a second key press while a send is in flight is refused
+with a reason, never queued, and an answer that never came is "outcome unknown" — nothing here
+ever resends.
 """
 
 from __future__ import annotations
@@ -13,10 +16,24 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 from omeconsole.core.adops.audit import OUTCOME_UNKNOWN
 from omeconsole.core.adops.matcher import PlaylistBreak, Sighting
+from omeconsole.core.adops.splice_cut import KEYFRAME_INTERVAL_S, estimated_splice, hms
 from omeconsole.core.clock import Clock
+
+SpliceSource = Literal["marker", "cut", "estimated"]
+"""Where the splice time came from: a marker in the playlist, the segment a no-marker server cut, or the
+server's rule applied to the request time."""
+BreakOrigin = Literal["sent", "playlist", "audit"]
+"""Who the break is known from: a send of this console (this process), the playlist (anyone), or the audit
+log (an earlier run of this console, on a server whose playlist cannot show it)."""
+SOURCE_WORDS: dict[SpliceSource, str] = {
+    "marker": "from the playlist's marker",
+    "cut": "from the segment cut in the playlist",
+    "estimated": "estimated: one keyframe interval after the request",
+}
 
 
 class BreakState(enum.Enum):
@@ -24,7 +41,7 @@ class BreakState(enum.Enum):
     SENT = "sent"
     """The cue-out request is on its way; no answer yet."""
     SCHEDULED = "scheduled"
-    """Accepted; the splice point is ahead (or not yet seen in the playlist)."""
+    """Accepted; the splice point is ahead."""
     ON_AIR = "on air"
     ENDED = "ended"
     UNKNOWN = "unknown"
@@ -35,34 +52,52 @@ class BreakState(enum.Enum):
 
 @dataclass(frozen=True)
 class BreakView:
-    """A snapshot for drawing: everything derived for one instant."""
+    """A snapshot for drawing and for the rules: everything derived for one instant."""
 
     state: BreakState
     message: str
     planned_s: float | None
     splice_wall: datetime | None
     remaining_s: float | None
-    """Countdown while on air; None otherwise."""
+    """Countdown while on air (to the planned end or the accepted cue-in's end); None otherwise."""
     from_playlist: bool
-    """True when the splice time came from the playlist, False when estimated from the API answer."""
+    """True when the splice time was seen in the playlist (a marker or a segment cut)."""
     in_flight: str | None
     confirmations: tuple[str, ...]
+    splice_source: SpliceSource | None = None
+    origin: BreakOrigin = "sent"
+    ends_wall: datetime | None = None
+    """When the break ends: its planned end, or earlier the end an accepted cue-in asked for."""
+
+    @property
+    def on_air_or_ahead(self) -> bool:
+        """A break the server holds (scheduled or on air): a cue-out now is dropped, a cue-in has one to end."""
+        return self.state in (BreakState.SCHEDULED, BreakState.ON_AIR)
 
 
 class AdBreak:
     """One stream's break. Call `try_begin` / `started` / `send_*` around each request, `on_sighting`
     and `on_playlist` with what the follower read; `view()` advances time (splice reached, break over)."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, keyframe_s: float = KEYFRAME_INTERVAL_S) -> None:
         self._clock = clock
+        self._keyframe_s = keyframe_s
         self.state = BreakState.IDLE
         self.message = "no ad break"
         self.in_flight: str | None = None
         self.planned_s: float | None = None
         self.splice_wall: datetime | None = None
-        self.from_playlist = False
+        self.splice_source: SpliceSource | None = None
+        self.origin: BreakOrigin = "sent"
+        self.cue_in_wall: datetime | None = None
+        """The end an accepted cue-in asked for (the server's rule applied to its request time)."""
         self.playlist_readable = True
+        self._sent_wall: datetime | None = None
         self._confirmations: list[str] = []
+
+    @property
+    def from_playlist(self) -> bool:
+        return self.splice_source in ("marker", "cut")
 
     def try_begin(self, action: str) -> str | None:
         """Claim the stream for one send; returns why not if another send is still in flight."""
@@ -76,32 +111,25 @@ class AdBreak:
         self.in_flight = None
 
     def started(self, action: str) -> None:
-        """The request is on its way."""
+        """The request is on its way (its time is what the server's rule counts from)."""
+        self._sent_wall = self._clock.wall()
         if action == "cue-out":
-            self.state = BreakState.SENT
-            self.message = "cue-out sent, waiting for the server's answer"
-            self.splice_wall = None
-            self.from_playlist = False
-            self._confirmations.clear()
+            self._new_break(BreakState.SENT, "cue-out sent, waiting for the server's answer", origin="sent")
 
     def send_accepted(self, action: str, *, planned_s: float | None = None) -> None:
         self.in_flight = None
-        now = self._clock.wall()
+        requested = self._sent_wall or self._clock.wall()
         if action == "cue-out":
             self.planned_s = planned_s
-            if self.from_playlist:
-                pass  # the playlist showed the splice before the answer arrived: it knows better
-            elif self.playlist_readable:
+            if not self.from_playlist:  # the playlist may have shown the splice before the answer came
+                self.splice_wall = estimated_splice(requested, self._keyframe_s)
+                self.splice_source = "estimated"
                 self.state = BreakState.SCHEDULED
-                self.message = "accepted; waiting for the splice in the playlist"
-            else:
-                self._on_air_from_api(now)
-        elif action == "cue-in":
-            if not self.playlist_readable and self.state in _BREAK_OPEN:
-                self.state = BreakState.ENDED
-                self.message = "ended by cue-in (API answer only; playlist cannot be read)"
-            elif self.state in _BREAK_OPEN:
-                self.message = "cue-in accepted; waiting for it in the playlist"
+                self.message = ("accepted by the server; not yet seen in the playlist" if self.playlist_readable
+                                else "accepted by the server; the playlist cannot be read")
+        elif action == "cue-in" and self.state in _BREAK_OPEN:
+            self.cue_in_wall = estimated_splice(requested, self._keyframe_s)
+            self.message = f"cue-in accepted: the break ends at {hms(self.cue_in_wall)} (estimated)"
 
     def send_failed(self, action: str, reason: str, *, reached_server: bool = True) -> None:
         """The server refused it (or, with `reached_server=False`, it never got there)."""
@@ -109,6 +137,8 @@ class AdBreak:
         what = "refused" if reached_server else "not sent"
         if action == "cue-out":
             self.state = BreakState.FAILED
+            self.splice_wall = None
+            self.splice_source = None
         self.message = f"{action} {what}: {reason}"
 
     def send_unknown(self, action: str) -> None:
@@ -125,69 +155,92 @@ class AdBreak:
         """A break in the playlist that no send of ours is tracking (another operator, an earlier run)."""
         if seen is None or self.in_flight is not None:
             return
+        now = self._clock.wall()
         if self.state in (BreakState.IDLE, BreakState.ENDED, BreakState.FAILED) and not seen.ended:
             if seen.splice_wall is not None and seen.planned_s is not None and (
-                    self._clock.wall() >= seen.splice_wall + timedelta(seconds=seen.planned_s)):
+                    now >= seen.splice_wall + timedelta(seconds=seen.planned_s)):
                 return  # over by itself; its cue-in is not written yet
             if self.state is BreakState.ENDED and self.splice_wall == seen.splice_wall:
                 return  # the break we saw end
-            self.splice_wall = seen.splice_wall or self._clock.wall()
+            self._new_break(BreakState.SCHEDULED, "a break is in the playlist", origin="playlist")
+            self.splice_wall = seen.splice_wall or now
+            self.splice_source = "marker"
             self.planned_s = seen.planned_s
-            self.from_playlist = True
-            self.state = BreakState.SCHEDULED
-            self.message = "a break is in the playlist"
-            self._advance(self._clock.wall())
+            self._advance(now)
         elif (self.state in _BREAK_OPEN and seen.ended and self.from_playlist
               and seen.splice_wall == self.splice_wall):
             self.state = BreakState.ENDED
             self.message = "ended by a cue-in in the playlist"
 
+    def on_record(self, requested: datetime, planned_s: float, cue_in_requested: datetime | None) -> None:
+        """An accepted cue-out from the audit log (an earlier run), on a server whose playlist cannot show it."""
+        if self.state not in (BreakState.IDLE, BreakState.ENDED, BreakState.FAILED) or self.in_flight is not None:
+            return
+        splice = estimated_splice(requested, self._keyframe_s)
+        cue_in = estimated_splice(cue_in_requested, self._keyframe_s) if cue_in_requested is not None else None
+        if self.state is BreakState.ENDED and self.splice_wall == splice:
+            return
+        self._new_break(BreakState.SCHEDULED, "a break this console sent earlier (audit log)", origin="audit")
+        self.splice_wall, self.splice_source, self.planned_s, self.cue_in_wall = splice, "estimated", planned_s, cue_in
+        self._advance(self._clock.wall())
+
     def on_sighting(self, sighting: Sighting) -> None:
         now = self._clock.wall()
-        if sighting.kind == "id3":
-            self._confirmations.append(f"ID3: {sighting.detail}")
-            return
-        self._confirmations.append(f"{sighting.kind}: {sighting.detail}")
+        self._advance(now)
+        self._confirmations.append(f"{'ID3' if sighting.kind == 'id3' else sighting.kind}: {sighting.detail}")
         if sighting.kind == "cue-out":
             if sighting.seen:
                 self.splice_wall = sighting.splice_wall or now
-                self.from_playlist = True
-                if self.state in (BreakState.SENT, BreakState.SCHEDULED, BreakState.UNKNOWN, BreakState.IDLE):
+                self.splice_source = "cut" if sighting.by_cut else "marker"
+                if self.state in (BreakState.SENT, BreakState.SCHEDULED, BreakState.UNKNOWN, BreakState.IDLE,
+                                  BreakState.ON_AIR):
                     self.state = BreakState.SCHEDULED
-                    self.message = f"splice at {_hms(self.splice_wall)}"
-            elif self.state in (BreakState.SCHEDULED, BreakState.UNKNOWN):
-                self._on_air_from_api(now)
-                self.message = f"{sighting.detail}; relying on the API answer"
+                    self.message = f"splice seen at {hms(self.splice_wall)}" + (
+                        ", no marker written" if sighting.by_cut else "")
+                    self._advance(now)
+            elif self.state in (BreakState.SCHEDULED, BreakState.ON_AIR):
+                self.message = f"{sighting.detail}; splice estimated from the server's rule"
+            elif self.state is BreakState.UNKNOWN:
+                self.message = f"{sighting.detail}; whether it is on air is unknown"
         elif sighting.kind == "cue-in" and sighting.seen and self.state in _BREAK_OPEN:
-            self.state = BreakState.ENDED
+            self.cue_in_wall = sighting.splice_wall or now
             self.message = f"ended by cue-in ({sighting.detail})"
+            self._advance(now)
 
     def view(self) -> BreakView:
-        self._advance(self._clock.wall())
+        now = self._clock.wall()
+        self._advance(now)
+        ends = self._ends()
         remaining = None
-        if self.state is BreakState.ON_AIR and self.splice_wall is not None and self.planned_s is not None:
-            remaining = max(0.0, (self.splice_wall - self._clock.wall()).total_seconds() + self.planned_s)
+        if self.state is BreakState.ON_AIR and ends is not None:
+            remaining = max(0.0, (ends - now).total_seconds())
         return BreakView(self.state, self.message, self.planned_s, self.splice_wall, remaining,
-                         self.from_playlist, self.in_flight, tuple(self._confirmations))
+                         self.from_playlist, self.in_flight, tuple(self._confirmations), self.splice_source,
+                         self.origin, ends)
+
+    def _ends(self) -> datetime | None:
+        planned = (self.splice_wall + timedelta(seconds=self.planned_s)
+                   if self.splice_wall is not None and self.planned_s is not None else None)
+        return min((t for t in (planned, self.cue_in_wall) if t is not None), default=None)
 
     def _advance(self, now: datetime) -> None:
         if self.state is BreakState.SCHEDULED and self.splice_wall is not None and now >= self.splice_wall:
             self.state = BreakState.ON_AIR
-            self.message = "on air" + ("" if self.from_playlist else " (API answer only)")
-        if (self.state is BreakState.ON_AIR and self.splice_wall is not None and self.planned_s is not None
-                and now >= self.splice_wall + timedelta(seconds=self.planned_s)):
+            self.message = "on air" + ("" if self.from_playlist else " (splice estimated; not seen in the playlist)")
+        ends = self._ends()
+        if self.state in (BreakState.ON_AIR, BreakState.SCHEDULED) and ends is not None and now >= ends:
             self.state = BreakState.ENDED
-            self.message = f"ended by itself after {self.planned_s:g} s"
+            if self.cue_in_wall is not None and ends == self.cue_in_wall:
+                if not self.message.startswith("ended by cue-in"):
+                    self.message = f"ended by cue-in at {hms(ends)}"
+            else:
+                self.message = f"ended by itself after {self.planned_s:g} s"
 
-    def _on_air_from_api(self, now: datetime) -> None:
-        self.splice_wall = now
-        self.from_playlist = False
-        self.state = BreakState.ON_AIR
-        self.message = "on air (API answer only; playlist cannot be read)"
+    def _new_break(self, state: BreakState, message: str, *, origin: BreakOrigin) -> None:
+        self.state, self.message, self.origin = state, message, origin
+        self.splice_wall = self.splice_source = self.cue_in_wall = None
+        self.planned_s = None
+        self._confirmations.clear()
 
 
 _BREAK_OPEN = (BreakState.SCHEDULED, BreakState.ON_AIR, BreakState.UNKNOWN, BreakState.SENT)
-
-
-def _hms(when: datetime) -> str:
-    return when.strftime("%H:%M:%S.%f")[:-3]

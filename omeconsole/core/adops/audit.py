@@ -81,6 +81,8 @@ class AuditedSend:
     outcome_recorded: bool = True
     """False for an intent with no outcome: the console stopped (or was killed) before the answer."""
     confirmations: tuple[Confirmation, ...] = field(default=())
+    outcome: OutcomeKind | None = None
+    """The outcome as the console judged it ("rejected" for a 207 with a refused set); None in old logs."""
     origin: str | None = None
     """`schedule:NAME` for a scheduled break; None for an operator's send."""
 
@@ -299,5 +301,10 @@ def _to_send(record: dict[str, Any]) -> AuditedSend:
         api_path=str(record.get("path", "")),
         outcome_recorded=outcome is not None,
         confirmations=tuple(record["_confirmations"]),
+        outcome=_outcome_kind(outcome.get("outcome")) if outcome is not None else None,
         origin=record["origin"] if isinstance(record.get("origin"), str) else None,
     )
+
+
+def _outcome_kind(value: object) -> OutcomeKind | None:
+    return value if value in ("accepted", "rejected", "not-sent", "unknown") else None

@@ -28,6 +28,8 @@ from omeconsole.core.adops.audit import OUTCOME_UNKNOWN, AuditLog, Intent, Outco
 from omeconsole.core.adops.follower import FollowerEvent, PlaylistFollower, PlaylistRead, PlaylistUnavailable
 from omeconsole.core.adops.matcher import Expectation, Id3Found, Sighting, playlist_break
 from omeconsole.core.adops.plan import ApiAction, SendPlan, WarningCode
+from omeconsole.core.adops.recall import recalled_break
+from omeconsole.core.adops.splice_cut import CUT_WAIT_S
 from omeconsole.core.clock import Clock
 from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
@@ -155,7 +157,8 @@ class StreamController:
             send_id=uuid.uuid4().hex, target=self.path, api_path_of=paths, server=context.host,
             profile=context.profile, read_only=context.read_only, view=self.ad_break.view(),
             playlist_known=latest is not None and self.follower.unavailable is None,
-            segment_s=latest.target_duration if latest is not None else None, markers=self.markers)
+            segment_s=latest.target_duration if latest is not None else None, now=self._shared.clock.wall(),
+            markers=self.markers, playlist_problem=self.follower.unavailable)
 
     @property
     def markers(self) -> MarkerCapability:
@@ -227,9 +230,13 @@ class StreamController:
         now = clock.monotonic()
         future: asyncio.Future[Sighting] = asyncio.get_running_loop().create_future()
         self._waiting[plan.send_id] = future
+        # A server that writes no marker shows a cue only as the segment it cuts, within seconds: no wait
+        # for a tag that cannot come.
+        by_cut = plan.expect in ("cue-out", "cue-in") and self.markers.cuts_segment_only
+        timeout = min(self._shared.confirm_timeout_s, CUT_WAIT_S) if by_cut else self._shared.confirm_timeout_s
         self.follower.expect(Expectation(
-            plan.send_id, plan.expect, now, clock.wall(), now + self._shared.confirm_timeout_s,
-            baseline=self.follower.matcher.reads > 0, frames=plan.frames, rendition=plan.rendition))
+            plan.send_id, plan.expect, now, clock.wall(), now + timeout,
+            baseline=self.follower.matcher.reads > 0, frames=plan.frames, rendition=plan.rendition, by_cut=by_cut))
         return future
 
     def _answered(self, plan: SendPlan, result: SendResult, confirmation: asyncio.Future[Sighting] | None
@@ -290,10 +297,25 @@ class StreamController:
 
     def watch(self) -> WatchLease:
         """Read the playlist (blocking reload) while the returned lease is held."""
+        if self._leases == 0:
+            self.recall()
         self._leases += 1
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self.follower.run(), name=f"playlist {self.path}")
         return WatchLease(self)
+
+    def recall(self) -> None:
+        """On a server whose playlist cannot show a break, take one this console sent earlier from the audit log."""
+        if not self.markers.cuts_segment_only:
+            return
+        try:
+            sends = self._shared.audit.read_all().sends
+        except OSError:
+            return
+        now = self._shared.clock.wall()
+        found = recalled_break(sends, self._shared.context.host, self.path, now)
+        if found is not None:
+            self.ad_break.on_record(found.requested, found.planned_s, found.cue_in_requested)
 
     @property
     def watched(self) -> bool:

@@ -6,7 +6,9 @@ bytes of the parts it asked for, and asks it which deadlines have passed; every 
 CUE-OUT / DATERANGE out line for a cue-out, a new cue-in line for a cue-in, and for ID3 an `emsg`
 in a new part carrying the same frames. When no playlist had been read before the send, a marker
 counts only if it splices after the send (less a small slack for clock differences), and a part only
-if it ends after it, so that a break or tag from before the send is never taken for this one.
+if it ends after it, so that a break or tag from before the send is never taken for this one. On a
+server that writes no marker (open source 0.18 to 0.20) a cue is matched by the segment it cuts
+(`splice_cut`): nothing else of it reaches the playlist.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Literal
 
 from omeconsole.api.emsg import BoxError, DecodedFrame, decode_id3, find_id3_emsgs
 from omeconsole.api.hls import MediaPlaylist, PartRef
+from omeconsole.core.adops.splice_cut import hms, segment_cut
 
 ExpectKind = Literal["cue-out", "cue-in", "id3"]
 Rendition = Literal["video", "audio"]
@@ -45,6 +48,8 @@ class Expectation:
     """For ID3: the frames as the media should give them back."""
     rendition: Rendition = "video"
     """Where an ID3 event is carried: audio-only events are looked for in the audio rendition."""
+    by_cut: bool = False
+    """The server writes no marker: the cue shows only as the segment it cuts at its splice point."""
 
     @property
     def timeout_s(self) -> float:
@@ -63,6 +68,8 @@ class Sighting:
     """The playlist line that showed it (a marker), verbatim: outside text."""
     splice_wall: datetime | None = None
     frames: tuple[DecodedFrame, ...] = ()
+    by_cut: bool = False
+    """Seen (or looked for) as a segment cut, on a server that writes no marker."""
 
     @property
     def seen(self) -> bool:
@@ -152,6 +159,22 @@ class ConfirmationMatcher:
                     kind, expectation.send_id, after, f"seen in playlist after {after:.1f} s",
                     line=marker.line, splice_wall=marker.wall)))
                 break
+        if rendition == "video":
+            sightings.extend(self._cuts(playlist, now))
+        return sightings
+
+    def _cuts(self, playlist: MediaPlaylist, now: float) -> list[Sighting]:
+        """Cues on a server that writes no marker: each is matched by the first new cut after its request."""
+        sightings: list[Sighting] = []
+        for expectation in [e for e in self._pending.values() if e.by_cut]:
+            cut = segment_cut(playlist, expectation.sent_wall, exclude=self._markers)
+            if cut is None:
+                continue
+            self._markers.add(("cut", cut.isoformat()))
+            after = max(0.0, now - expectation.sent_at)
+            sightings.append(self._resolve(expectation, Sighting(
+                expectation.kind, expectation.send_id, after,
+                f"splice seen (segment cut at {hms(cut)}), no marker written", splice_wall=cut, by_cut=True)))
         return sightings
 
     def parts_to_scan(self, playlist: MediaPlaylist, rendition: Rendition = "video") -> list[PartRef]:
@@ -194,8 +217,12 @@ class ConfirmationMatcher:
 
 
 def not_seen(expectation: Expectation, why: str | None = None) -> Sighting:
-    noun = "ID3 in the media" if expectation.kind == "id3" else f"{expectation.kind} in the playlist"
     reason = f" ({why})" if why else ""
+    if expectation.by_cut:
+        return Sighting(expectation.kind, expectation.send_id, None,
+                        f"splice not seen: no segment cut within {expectation.timeout_s:g} s of the request "
+                        f"(this server writes no marker){reason}", by_cut=True)
+    noun = "ID3 in the media" if expectation.kind == "id3" else f"{expectation.kind} in the playlist"
     return Sighting(expectation.kind, expectation.send_id, None,
                     f"{noun} not seen within {expectation.timeout_s:g} s{reason}")
 

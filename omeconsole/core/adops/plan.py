@@ -2,7 +2,9 @@
 
 Planning is pure and decides everything the operator must see before anything leaves: read-only
 (decided here and nowhere else), frame ids, durations, and the warnings a careful operator wants
-to read and confirm (a cue-in with no break on air, an empty ID3 frame...). The body is serialised
+to read and confirm: the server's own marker rules (`rules`: a cue the server would drop after its
+200), an empty ID3 frame, and the note that a server writes no markers. The TUI and the command
+line plan with these same functions. The body is serialised
 once, here; the request sends these bytes and the audit log records them. A plan is shown as
 lazygit shows the command it will run: `describe()` is the request line and the body.
 """
@@ -13,28 +15,26 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from omeconsole.api.client import event_body
 from omeconsole.api.emsg import DecodedFrame
 from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3EventType, Id3Frame
-from omeconsole.core.adops.ad_break import BreakState, BreakView
+from omeconsole.core.adops import rules
+from omeconsole.core.adops.ad_break import BreakView
 from omeconsole.core.adops.audit import json_bytes
 from omeconsole.core.adops.matcher import ExpectKind, Rendition, expected_frames
+from omeconsole.core.adops.rules import RuleCode
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import UNKNOWN_MARKERS, MarkerCapability
 
 Action = Literal["cue-out", "cue-in", "id3", "send-events"]
 ApiAction = Literal["sendEvent", "sendEvents"]
-WarningCode = Literal[
-    "no-break-on-air", "before-splice", "break-outcome-unknown", "break-already-on", "short-break",
-    "empty-frame", "break-state-unknown", "no-marker-tags",
-]
+WarningCode = RuleCode | Literal["empty-frame", "no-marker-tags"]
 RefusalCode = Literal["read-only", "in-flight", "bad-duration", "no-frames", "bad-frame"]
 READ_ONLY_MESSAGE = "read-only mode: nothing is sent"
 MAX_DURATION_S = 86_400.0
-SHORT_BREAK_FACTOR = 1.5
-"""Servers ignore an out whose duration is not above 1.5 x the segment duration (reference §2.6)."""
 _FRAME_ID = re.compile(r"[A-Z0-9]{4}")
 
 
@@ -105,25 +105,21 @@ class PlanInput:
     """The playlist was read and its last read succeeded (so "no break" means no break)."""
     segment_s: float | None
     """The playlist's target duration, when read (for the short-break rule)."""
+    now: datetime
+    """The console clock's wall time (the rules compare it with the splice)."""
     markers: MarkerCapability = UNKNOWN_MARKERS
     """What the server does with a cue (writes tags, only cuts a segment, refuses it)."""
+    playlist_problem: str | None = None
+    """Why the playlist could not be read, when it could not."""
 
 
 def plan_cue_out(given: PlanInput, duration_s: float) -> SendPlan:
     duration_ms = round(duration_s * 1000) if 0 < duration_s <= MAX_DURATION_S else 0
     event_set = CueEventSet(events=[CueEvent(cueType="out", duration=max(duration_ms, 1))])
-    warnings: list[PlanWarning] = []
     refusal = _refusal(given)
     if refusal is None and duration_ms <= 0:
         refusal = PlanRefusal("bad-duration", f"a break lasts more than 0 and at most {MAX_DURATION_S:g} s")
-    state = given.view.state
-    if state in (BreakState.SCHEDULED, BreakState.ON_AIR):
-        warnings.append(PlanWarning("break-already-on", f"a break is already {state.value} on this stream: "
-                                                        "servers ignore a cue-out inside a break"))
-    if given.segment_s is not None and duration_s <= SHORT_BREAK_FACTOR * given.segment_s:
-        warnings.append(PlanWarning("short-break", f"servers ignore a break of {duration_s:g} s: it must be longer "
-                                                   f"than {SHORT_BREAK_FACTOR:g} x the segment duration "
-                                                   f"({SHORT_BREAK_FACTOR * given.segment_s:g} s)"))
+    warnings = _judged(given, rules.cue_out_rules(_facts(given), duration_s))
     warnings.extend(_marker_note(given))
     return _plan(given, "cue-out", "sendEvent", event_body(event_set), warnings, refusal, expect="cue-out",
                  planned_s=duration_ms / 1000 if duration_ms > 0 else None)
@@ -131,8 +127,21 @@ def plan_cue_out(given: PlanInput, duration_s: float) -> SendPlan:
 
 def plan_cue_in(given: PlanInput) -> SendPlan:
     event_set = CueEventSet(events=[CueEvent(cueType="in")])
-    return _plan(given, "cue-in", "sendEvent", event_body(event_set),
-                 [*_cue_in_warnings(given), *_marker_note(given)], _refusal(given), expect="cue-in")
+    warnings = _judged(given, rules.cue_in_rules(_facts(given)))
+    return _plan(given, "cue-in", "sendEvent", event_body(event_set), [*warnings, *_marker_note(given)],
+                 _refusal(given), expect="cue-in")
+
+
+def _judged(given: PlanInput, broken: list[rules.Broken]) -> list[PlanWarning]:
+    """The rules as warnings to confirm; none on a server that refuses cue events outright (its 400 says it)."""
+    if given.markers.writing == "refused":
+        return []
+    return [PlanWarning(b.code, b.message) for b in broken]
+
+
+def _facts(given: PlanInput) -> rules.Facts:
+    return rules.Facts(given.view, given.playlist_known, given.playlist_problem, given.segment_s, given.markers,
+                       given.now)
 
 
 def _marker_note(given: PlanInput) -> list[PlanWarning]:
@@ -140,23 +149,6 @@ def _marker_note(given: PlanInput) -> list[PlanWarning]:
     if given.markers.cuts_segment_only and given.markers.note is not None:
         return [PlanWarning("no-marker-tags", given.markers.note, needs_confirmation=False)]
     return []
-
-
-def _cue_in_warnings(given: PlanInput) -> list[PlanWarning]:
-    view = given.view
-    if view.state is BreakState.ON_AIR:
-        return []
-    if view.state in (BreakState.SENT, BreakState.SCHEDULED):
-        when = f" (splice at {view.splice_wall.strftime('%H:%M:%S')})" if view.splice_wall is not None else ""
-        return [PlanWarning("before-splice", f"the break has not spliced yet{when}: a cue-in now lands on the same "
-                                             "keyframe as the out and servers drop it")]
-    if view.state is BreakState.UNKNOWN:
-        return [PlanWarning("break-outcome-unknown", "the cue-out's outcome is unknown: there may be no break on air")]
-    if not given.playlist_known and view.state is BreakState.IDLE:
-        return [PlanWarning("break-state-unknown", "the playlist has not been read: whether a break is on air is "
-                                                   "not known", needs_confirmation=False)]
-    return [PlanWarning("no-break-on-air", "no ad break is on air on this stream: servers drop a cue-in "
-                                           "outside a break")]
 
 
 def plan_id3(given: PlanInput, frames: Sequence[Id3Frame], event_type: Id3EventType = "event") -> SendPlan:

@@ -60,7 +60,10 @@ def event_format(send: AuditedSend) -> EventFormat:
 
 
 def outcome(send: AuditedSend) -> Outcome:
+    """The audit log's own outcome first: a 207 whose sets were partly refused is "rejected", as the send said."""
     status = send.status
+    if send.outcome == "rejected" and isinstance(status, int) and status < 500:
+        return "rejected"
     if status == "unknown":
         return "unknown"
     if status == "not-sent":

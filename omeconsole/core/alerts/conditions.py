@@ -19,6 +19,7 @@ from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
+from omeconsole.model.server import UNKNOWN_MARKERS, MarkerCapability
 
 MIN_BASELINE_READINGS = 5
 
@@ -198,8 +199,16 @@ def server_down(rule: AlertRule, down_for: float, link_message: str) -> Judgemen
                      f"no successful read for {down_for:.0f} s ({link_message})")
 
 
-def marker_unconfirmed(rule: AlertRule, cue: CueSend, now: datetime) -> Judgement:
-    """The stream's newest cue: not seen in the playlist `within` seconds after it was sent."""
+def marker_unconfirmed(rule: AlertRule, cue: CueSend, now: datetime,
+                       markers: MarkerCapability = UNKNOWN_MARKERS) -> Judgement:
+    """The stream's newest cue: not seen in the playlist `within` seconds after it was sent.
+
+    Never holds on a server that writes no marker (open source 0.18 to 0.20): no tag can come there, and
+    what can be seen of a cue (its segment cut) is said by the send itself."""
+    if markers.cuts_segment_only:
+        seen = "its splice seen as a segment cut" if cue.seen_after_s is not None else "no splice seen"
+        return Judgement(False, cue.seen_after_s or 0.0, f"cue-{cue.cue_type}: this server writes no marker "
+                                                         f"tags, nothing to confirm in the playlist ({seen})")
     if cue.seen_after_s is not None:
         late = cue.seen_after_s > (rule.within or 0.0)
         detail = f"cue-{cue.cue_type} seen {cue.seen_after_s:.1f} s after it was sent" + (" (late)" if late else "")

@@ -32,6 +32,7 @@ from omeconsole.core.alerts.state import Alert, AlertKey, AlertStatus, Tracker, 
 from omeconsole.core.clock import Clock
 from omeconsole.model.nodes import AppStreams, Listing
 from omeconsole.model.paths import NodePath
+from omeconsole.model.server import UNKNOWN_MARKERS
 
 log = logging.getLogger("omeconsole.alerts")
 
@@ -184,10 +185,12 @@ class AlertEvaluator:
             return
         self._audit.refresh()
         wall = self._clock.wall()
+        server = self._observed.source.connection.server
+        markers = server.markers if server is not None else UNKNOWN_MARKERS
         for rule, scope in self._marker_rules:
             for path, cue in self._audit.latest_cues.items():
                 if scope.matches(self.server, path):
-                    verdict = marker_unconfirmed(rule, cue, wall)
+                    verdict = marker_unconfirmed(rule, cue, wall, markers)
                     self._judge(rule, path, verdict.holds, verdict.value, verdict.detail, now, judged, transitions)
 
     def _rescope(self, node_rule: _NodeRule, listing: Listing) -> tuple[set[NodePath], set[NodePath]]:
