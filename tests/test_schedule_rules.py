@@ -10,6 +10,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from conftest import api_client
 from schedule_support import Rig, drive, rig, running
 
 from omeconsole.core.schedule.lock import LockHeld
@@ -42,9 +43,25 @@ async def test_a_break_on_air_at_the_run_skips_it_with_the_reason(tmp_path: Path
         await drive(runner, r.clock, _at(6) + timedelta(seconds=10))
     assert [e.run for e in r.kinds("sent")] == [_at(2), _at(6)]
     [skipped] = r.kinds("skipped")
-    assert skipped.run == _at(4) and "a break is already on air on this stream" in skipped.message
+    assert skipped.run == _at(4) and "a break is already on air since 00:03:01" in skipped.message
     assert skipped.alert == "schedule_missed"
     assert len(_intents(r)) == 3  # the operator's break and 2:00, 6:00: nothing for 4:00
+
+
+@pytest.mark.xfail(strict=True, reason="issue 26: a break POSTed by another sender is not yet in the break model "
+                                      "the plan judges (branch adops); the runner skips what the plan warns of")
+async def test_a_break_another_sender_put_on_air_skips_the_run(tmp_path: Path) -> None:
+    async with rig(tmp_path, EVERY_2M) as r, running(r, watch_s=60) as runner:
+        await drive(runner, r.clock, _at(3))
+        async with api_client(r.simulator) as http:  # a POST straight to the server: 100 s, on air at 4:00
+            reply = await http.post("/v1/vhosts/default/apps/app/streams/stream:sendEvent",
+                                    json={"eventFormat": "cue", "events": [{"cueType": "out", "duration": 100000}]})
+            assert reply.status_code == 200
+        await drive(runner, r.clock, _at(6) + timedelta(seconds=10))
+    assert [e.run for e in r.kinds("sent")] == [_at(2), _at(6)]
+    [skipped] = r.kinds("skipped")
+    assert skipped.run == _at(4) and "on air" in skipped.message, skipped.message
+    assert len(_intents(r)) == 2
 
 
 async def test_a_template_with_id3_sends_one_array_and_its_in_at_the_end(tmp_path: Path) -> None:

@@ -88,7 +88,8 @@ async def test_the_schedules_screen_and_running_them_in_the_console(
 async def test_the_cue_out_dialog_picks_a_template_sent_as_one_array(
         quiet_ui: None, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path,
         config: Path) -> None:
-    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/app/news")
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/app/news",
+                   publisher_url=threaded_sim.running.publisher_url)
     async with app.run_test(size=(140, 45)) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(2)
@@ -100,6 +101,7 @@ async def test_the_cue_out_dialog_picks_a_template_sent_as_one_array(
         await pilot.pause()
         assert isinstance(app.screen, ConfirmSend)
         plan = app.screen.plan
+        assert plan.to_confirm == (), plan.to_confirm
         assert plan.api_path.endswith("/news:sendEvents") and plan.planned_s == 45
         assert plan.body == [{"eventFormat": "cue", "events": [{"cueType": "out", "duration": 45000}]},
                              {"eventFormat": "id3v2", "eventType": "event",

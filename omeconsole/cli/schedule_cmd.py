@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 import sys
@@ -19,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from omeconsole.api.errors import OmeError
 from omeconsole.cli import exit_codes
 from omeconsole.cli.output import complain, say
 from omeconsole.core.config import Settings, config_path
@@ -27,6 +29,8 @@ from omeconsole.core.schedule.events import RunnerEvent, run_time
 from omeconsole.core.schedule.model import ScheduleError
 from omeconsole.core.schedule.store import Book, check_file, load_book, schedule_file_path
 from omeconsole.core.text import visible
+
+DETECT_TIMEOUT_S = 2.0
 
 
 def _files(args: argparse.Namespace) -> Files:
@@ -148,6 +152,8 @@ async def _scheduler(args: argparse.Namespace, settings: Settings, out: IO[str])
 
     files = _files(args)
     session = connector(SystemClock())(settings)
+    with contextlib.suppress(OmeError, TimeoutError):  # what the server does with a cue (unknown if it fails)
+        await asyncio.wait_for(session.client.detect(), DETECT_TIMEOUT_S)
     adops = session.adops
     lock = RunnerLock(lock_path(adops.audit.path), "omeconsole scheduler")
     runner = Runner(adops, lambda: load_book(files.config, files.schedules), [files.config, files.schedules],
