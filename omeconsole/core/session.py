@@ -95,7 +95,8 @@ def connector(clock: Clock, *, rng: random.Random | None = None, transport: Tran
         engine = PollingEngine(client, clock, polling, rng=rng, bucket=bucket)
         context = ServerContext(api_url=client.api_url, profile=settings.profile, read_only=settings.read_only,
                                 demo=demo)
-        audit = AuditLog(audit_path or default_audit_path(demo=demo))
+        # Stamped on the console clock, as every time it shows (the system clock outside tests).
+        audit = AuditLog(audit_path or default_audit_path(demo=demo), now=clock.wall)
         adops = AdOps(client, audit, clock, context, publisher_url=settings.publisher_base(),
                       verify=not settings.insecure, confirm_timeout_s=settings.confirm_timeout)
         return Session(settings, context, client, engine, adops, clock, meter)

@@ -236,7 +236,8 @@ class StreamController:
         timeout = min(self._shared.confirm_timeout_s, CUT_WAIT_S) if by_cut else self._shared.confirm_timeout_s
         self.follower.expect(Expectation(
             plan.send_id, plan.expect, now, clock.wall(), now + timeout,
-            baseline=self.follower.matcher.reads > 0, frames=plan.frames, rendition=plan.rendition, by_cut=by_cut))
+            baseline=self.follower.matcher.reads > 0, frames=plan.frames, rendition=plan.rendition, by_cut=by_cut,
+            from_msn=self.follower.latest.next_msn if by_cut and self.follower.latest is not None else None))
         return future
 
     def _answered(self, plan: SendPlan, result: SendResult, confirmation: asyncio.Future[Sighting] | None

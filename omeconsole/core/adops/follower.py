@@ -112,7 +112,7 @@ class PlaylistFollower:
         self.first_read.set()
         self._report(PlaylistRead(playlist, url))
         now = self._clock.monotonic()
-        self._deliver(self.matcher.on_playlist(playlist, now))
+        self._deliver(self.matcher.on_playlist(playlist, now, wall=self._clock.wall()))
         await self._scan(playlist, url, "video")
         if any(e.kind == "id3" and e.rendition == "audio" for e in self.matcher.pending):
             await self._scan_audio()

@@ -20,7 +20,7 @@ from typing import Literal
 
 from omeconsole.api.emsg import BoxError, DecodedFrame, decode_id3, find_id3_emsgs
 from omeconsole.api.hls import MediaPlaylist, PartRef
-from omeconsole.core.adops.splice_cut import hms, segment_cut
+from omeconsole.core.adops.splice_cut import hms, segment_cut, server_offset
 
 ExpectKind = Literal["cue-out", "cue-in", "id3"]
 Rendition = Literal["video", "audio"]
@@ -50,6 +50,8 @@ class Expectation:
     """Where an ID3 event is carried: audio-only events are looked for in the audio rendition."""
     by_cut: bool = False
     """The server writes no marker: the cue shows only as the segment it cuts at its splice point."""
+    from_msn: int | None = None
+    """The first segment not complete at the last read before the send: a cut is never older."""
 
     @property
     def timeout_s(self) -> float:
@@ -140,7 +142,8 @@ class ConfirmationMatcher:
     def next_deadline(self) -> float | None:
         return min((e.deadline for e in self._pending.values()), default=None)
 
-    def on_playlist(self, playlist: MediaPlaylist, now: float, rendition: Rendition = "video") -> list[Sighting]:
+    def on_playlist(self, playlist: MediaPlaylist, now: float, rendition: Rendition = "video", *,
+                    wall: datetime | None = None) -> list[Sighting]:
         """Match the markers of a newly read chunklist (video only: markers are in the video rendition)."""
         if rendition == "video":
             self.reads += 1
@@ -160,21 +163,25 @@ class ConfirmationMatcher:
                     line=marker.line, splice_wall=marker.wall)))
                 break
         if rendition == "video":
-            sightings.extend(self._cuts(playlist, now))
+            sightings.extend(self._cuts(playlist, now, wall))
         return sightings
 
-    def _cuts(self, playlist: MediaPlaylist, now: float) -> list[Sighting]:
-        """Cues on a server that writes no marker: each is matched by the first new cut after its request."""
+    def _cuts(self, playlist: MediaPlaylist, now: float, wall: datetime | None) -> list[Sighting]:
+        """Cues on a server that writes no marker: each is matched by the first new cut after its request,
+        judged on the server's clock; the splice is given back on the console's (for the countdown)."""
         sightings: list[Sighting] = []
+        offset = server_offset(playlist, wall) if wall is not None else timedelta(0)
         for expectation in [e for e in self._pending.values() if e.by_cut]:
-            cut = segment_cut(playlist, expectation.sent_wall, exclude=self._markers)
+            cut = segment_cut(playlist, expectation.sent_wall - offset, exclude=self._markers,
+                              from_msn=expectation.from_msn)
             if cut is None:
                 continue
             self._markers.add(("cut", cut.isoformat()))
             after = max(0.0, now - expectation.sent_at)
             sightings.append(self._resolve(expectation, Sighting(
                 expectation.kind, expectation.send_id, after,
-                f"splice seen (segment cut at {hms(cut)}), no marker written", splice_wall=cut, by_cut=True)))
+                f"splice seen (segment cut at {hms(cut)}), no marker written", splice_wall=cut + offset,
+                by_cut=True)))
         return sightings
 
     def parts_to_scan(self, playlist: MediaPlaylist, rendition: Rendition = "video") -> list[PartRef]:

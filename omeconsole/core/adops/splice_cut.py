@@ -6,7 +6,10 @@ captures: a cue-out at 00:08:45.331 cut segment 52 at 5.867 s, ending 00:08:46.4
 segment; a cue-in at 00:09:00.633 cut segment 56 at 3.133 s, ending 00:09:01.674). The marker's time is
 the stream's time plus one keyframe interval, so the cut lands about a keyframe interval after the
 request. A cut is a complete segment whose length differs from the playlist's usual one (the median of
-its segments) and that ends inside a window after the request: the first such end is the splice.
+its segments), not older than the segment in progress when the request left, and that ends inside a
+window after the request: the first such end is the splice. The window is on the server's clock (its
+PROGRAM-DATE-TIMEs), moved by the offset each read measures, so a server whose clock differs from the
+console's is judged on its own time.
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ KEYFRAME_INTERVAL_S = 1.0
 """The keyframe interval assumed when estimating a splice (the servers' and encoders' usual 1 s GOP)."""
 
 
-def segment_cut(playlist: MediaPlaylist, requested: datetime, *, exclude: Container[object] = ()
-                ) -> datetime | None:
+def segment_cut(playlist: MediaPlaylist, requested: datetime, *, exclude: Container[object] = (),
+                from_msn: int | None = None) -> datetime | None:
     """When the first segment cut after `requested` ends (the splice), or None when the playlist shows none.
 
+    `requested` is on the server's clock (its PROGRAM-DATE-TIMEs; see `server_offset`); `from_msn`, when
+    known, is the first segment that was not complete when the request left (a cut is never older);
     `exclude` holds `("cut", iso time)` keys of cuts already matched to an earlier request."""
     durations = [t.duration for t in playlist.segment_times if t.duration is not None and t.duration > 0]
     if len(durations) < 2:
@@ -43,10 +48,26 @@ def segment_cut(playlist: MediaPlaylist, requested: datetime, *, exclude: Contai
     for segment in playlist.segment_times:
         if segment.wall is None or segment.duration is None or abs(segment.duration - usual) <= CUT_DEVIATION_S:
             continue
+        if from_msn is not None and segment.msn < from_msn:
+            continue
         end = segment.wall + timedelta(seconds=segment.duration)
         if earliest <= end <= latest and ("cut", end.isoformat()) not in exclude:
             return end
     return None
+
+
+def server_offset(playlist: MediaPlaylist, read_at: datetime) -> timedelta:
+    """The console's clock minus the server's, as far as one read tells: when it was read, less the time of
+    its live edge (the end of its last part or segment). Zero when the playlist carries no times. The edge
+    lags the read by up to a part, so a splice moved by it is late by at most that."""
+    edge: datetime | None = None
+    last_part = playlist.last_part
+    if last_part is not None and last_part.wall is not None:
+        edge = last_part.wall + timedelta(seconds=last_part.duration or 0)
+    elif playlist.segment_times and playlist.segment_times[-1].wall is not None:
+        last = playlist.segment_times[-1]
+        edge = (last.wall or read_at) + timedelta(seconds=last.duration or 0)
+    return read_at - edge if edge is not None else timedelta(0)
 
 
 def estimated_splice(requested: datetime, keyframe_s: float = KEYFRAME_INTERVAL_S) -> datetime:
