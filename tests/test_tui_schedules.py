@@ -110,3 +110,29 @@ async def test_the_cue_out_dialog_picks_a_template_sent_as_one_array(
         await driver.step(1.0, times=3)
     [send] = AuditLog(tmp_path / "audit.jsonl").read_all().sends
     assert send.action == "cue-out" and send.status == 200 and isinstance(send.body, list) and send.origin is None
+
+
+async def test_the_console_runs_a_schedule_through_the_one_send_path(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path,
+        config: Path) -> None:
+    config.write_text(CONFIG.replace('every = "12m"\noffset = "3m"', 'every = "1m"'))
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, publisher_url=threaded_sim.running.publisher_url)
+    async with app.run_test(size=(140, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(1)
+        await pilot.press("S")
+        await pilot.press("R")
+        assert isinstance(app.screen, SchedulesScreen)
+        scheduler = app.screen.scheduler
+        for _ in range(90):  # one second at a time, up to the run at 00:01 and its confirmation
+            await driver.step(1.0)
+            if any(e.kind == "confirmed" for e in scheduler.events):
+                break
+        kinds = [e.kind for e in scheduler.events]
+        assert kinds[:3] == ["started", "sent", "confirmed"], kinds
+        assert "sent: [news-breaks] default/app/news 00:01 UTC: cue-out accepted" in _text(app, "#schedule-events")
+        await pilot.press("R")
+        await driver.step(1.0)
+    [send] = AuditLog(tmp_path / "audit.jsonl").read_all().sends
+    assert send.origin == "schedule:news-breaks" and send.time == "2026-01-01T00:01:00.000+00:00"
+    assert send.status == 200 and send.confirmations and send.confirmations[0].seen_after_s is not None
