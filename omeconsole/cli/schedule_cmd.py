@@ -174,6 +174,9 @@ async def _scheduler(args: argparse.Namespace, settings: Settings, out: IO[str])
         except ScheduleError as error:
             complain(f"{error}; nothing started")
             return exit_codes.USAGE
+        except OSError as error:  # the audit log's directory: where the lock lives
+            complain(f"the scheduler's lock {lock.path} cannot be taken ({error.strerror or error}); nothing started")
+            return exit_codes.AUDIT_UNWRITABLE
         await runner.run(stop)
         return exit_codes.OK
     finally:

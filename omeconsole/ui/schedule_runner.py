@@ -64,6 +64,8 @@ class ConsoleScheduler:
             runner.start()
         except (LockHeld, RunnerRefused, ValueError) as error:  # ValueError: ScheduleError
             return f"not started: {error}"
+        except OSError as error:
+            return f"not started: the lock {runner.lock.path} cannot be taken ({error.strerror or error})"
         self.runner = runner
         self._stop = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run(runner), name="console schedules")

@@ -191,6 +191,7 @@ class Runner:
         """The next run of every schedule of the current book; steps of an earlier book are dropped."""
         self._generation += 1
         self._planned.clear()
+        self._prepared.clear()
         for schedule in self.book.schedules:
             self._plan_run(schedule, schedule.timing.next_after(now), now)
 
