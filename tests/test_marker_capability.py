@@ -78,3 +78,20 @@ def test_no_note_where_markers_are_written_or_for_id3() -> None:
                                                                       30).warnings)
     id3 = plan_id3(_given(marker_capability("oss", "0.19.0")), [Id3Frame(frameType="TIT2", data="x")])
     assert not any(w.code == "no-marker-tags" for w in id3.warnings)
+
+
+def test_marker_unconfirmed_never_holds_where_no_marker_can_come() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from omeconsole.core.alerts.audit_feed import CueSend
+    from omeconsole.core.alerts.conditions import marker_unconfirmed
+    from omeconsole.core.alerts.rules import AlertRule
+
+    rule = AlertRule(kind="marker_unconfirmed", within=30)
+    sent = datetime(2026, 11, 29, 0, 8, 45, tzinfo=UTC)
+    cue = CueSend(NodePath("default", "app", "stream"), "id", sent, "out", 30.0, accepted=True,
+                  seen_after_s=None, gave_up=True)
+    later = sent + timedelta(seconds=60)
+    assert marker_unconfirmed(rule, cue, later, marker_capability("enterprise", "x")).holds
+    verdict = marker_unconfirmed(rule, cue, later, marker_capability("oss", "0.19.0"))
+    assert not verdict.holds and "this server writes no marker tags" in verdict.detail

@@ -93,7 +93,7 @@ async def test_an_accepted_cue_out_is_said_once_and_opens_the_break_panel(rig: R
     await cue_out(rig)
     assert isinstance(rig.app.screen, AdBreakScreen)
     assert [toast for toast in toasts(rig.app) if "cue-out" in toast] == [
-        "cue-out · default/app/stream\ncue-out accepted (200 OK)"]
+        "cue-out · default/app/stream\ncue-out accepted by the server (200 OK); not yet seen in the playlist"]
     await rig.driver.step(1.0, times=3)
     assert "markers in the playlist: none" in rig.text("#adbreak-tail")  # 0.19 writes none: the tail says so
     assert 'URI="part_0_54_0_video_' in rig.text("#adbreak-tail")  # the version 2.02 s after the cue-out

@@ -39,6 +39,9 @@ from omeconsole.model.server import UNKNOWN_MARKERS, MarkerCapability
 OutcomeStatus = Literal["accepted", "rejected", "not-sent", "unknown", "blocked"]
 BlockReason = Literal["read-only", "in-flight", "invalid", "needs-confirmation", "audit-unwritable", "already-sent"]
 DEFAULT_CONFIRM_TIMEOUT_S = 15.0
+_NOT_YET = {"cue-out": "; not yet seen in the playlist", "cue-in": "; not yet seen in the playlist",
+            "id3": "; not yet seen in the media"}
+"""What a 200 does not say: whether players get it (the confirmation says, later)."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ class StreamController:
 
     @property
     def playlist_problem(self) -> str | None:
-        """Why the playlist cannot be read (then the break follows the API answer alone)."""
+        """Why the playlist cannot be read (then the splice is the server's rule, estimated)."""
         return self.follower.unavailable
 
     @property
@@ -246,7 +249,8 @@ class StreamController:
                                result.items)
         if result.ok:
             self.ad_break.send_accepted(plan.action, planned_s=plan.planned_s)
-            return SendOutcome(plan, "accepted", f"{plan.action} accepted ({result.status} {result.message})",
+            return SendOutcome(plan, "accepted", f"{plan.action} accepted by the server ({result.status} "
+                               f"{result.message}){_NOT_YET.get(plan.expect or '', '')}",
                                result.status, result.message, result.items, confirmation=confirmation,
                                audit_problem=problem)
         self._drop(plan)

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from omeconsole.api.emsg import DecodedFrame
-from omeconsole.core.adops.ad_break import BreakState, BreakView
+from omeconsole.core.adops.ad_break import SOURCE_WORDS, BreakState, BreakView
 from omeconsole.core.adops.controller import StreamController
 from omeconsole.core.context import ServerContext
 from omeconsole.ui.adops.outside import append_outside, outside
@@ -95,8 +95,13 @@ def state_text(view: BreakView, now: datetime) -> Text:
     text.append("  ")
     append_outside(text, view.message)
     if view.splice_wall is not None:
-        source = "from the playlist" if view.from_playlist else "estimated from the API answer"
+        source = SOURCE_WORDS[view.splice_source or "estimated"]
         text.append(f"\nsplice {view.splice_wall.strftime('%H:%M:%S.%f')[:-3]} UTC ({source})", style="dim")
+        if view.ends_wall is not None:
+            text.append(f" · ends {view.ends_wall.strftime('%H:%M:%S')} UTC", style="dim")
+    if view.origin != "sent":
+        text.append("\nnot sent from this console" if view.origin == "playlist"
+                    else "\nsent by an earlier run of this console (audit log)", style="dim")
     if view.in_flight:
         text.append(f"\nsending {view.in_flight}…", style="yellow")
     for line in view.confirmations[-CONFIRMATIONS_SHOWN:]:
@@ -132,17 +137,23 @@ class TailView:
     lines: tuple[str, ...]
     problem: str | None
     url: str
+    no_markers: str | None = None
+    """The note on a server that writes no marker tags (its breaks show only as segment cuts)."""
 
 
 def tail_text(tail: TailView) -> Text:
     if tail.problem:
         text = outside(f"playlist cannot be read: {tail.problem}", "bold red")
-        text.append("\nthe break follows the API answer alone", style="bold red")
+        text.append("\na splice is estimated from the server's rule (a keyframe interval after the request)",
+                    style="bold red")
         return text
     if not tail.lines:
         return Text("reading the playlist…", style="dim")
     text = outside(tail.url, "dim")
     markers = [line for line in tail.lines if is_marker_line(line)]
+    if tail.no_markers is not None:
+        text.append("\n")
+        append_outside(text, tail.no_markers, "bold yellow")
     text.append(f"\nmarkers in the playlist: {len(markers) or 'none'}", style="bold")
     for line in markers:
         text.append("\n")
@@ -181,8 +192,9 @@ class AdBreakPanel(VerticalScroll):
         self.shown_break = (controller.view(), now)
         self.shown_id3 = controller.last_id3
         playlist = controller.playlist
+        markers = controller.markers
         self.shown_tail = TailView(playlist.lines if playlist is not None else (), controller.playlist_problem,
-                             controller.playlist_url)
+                                   controller.playlist_url, markers.note if markers.cuts_segment_only else None)
 
     def watch_shown_context(self, context: ServerContext | None) -> None:
         if context is not None:
