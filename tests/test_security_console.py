@@ -103,8 +103,8 @@ async def test_no_record_and_no_command_output_ever_holds_the_token(tmp_path: Pa
             controller = session.adops.stream(NodePath("default", "app", "stream"))
             plan = controller.plan_id3([Id3Frame(frameType="TIT2", data="x")])
             outcome = await controller.send(plan)
-            refused = await session.adops.stream(NodePath("default", "app", "nope")).send(
-                session.adops.stream(NodePath("default", "app", "nope")).plan_cue_out(30))
+            nope = session.adops.stream(NodePath("default", "app", "nope"))  # its playlist is not read: confirmed
+            refused = await nope.send(nope.plan_cue_out(30), confirmed={"check-not-run"})
         finally:
             await session.aclose()
     finally:
