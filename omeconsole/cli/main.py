@@ -135,6 +135,10 @@ def _command(args: argparse.Namespace) -> int:
     if args.replay and args.fleet is not None and command != "ui":
         complain(f"--replay opens the console; it does not go with {command}")
         return exit_codes.USAGE
+    if command == "schedule":  # the schedules' files only: no server, no settings
+        from omeconsole.cli import schedule_cmd
+
+        return schedule_cmd.run_schedule(args)
     if args.fleet is not None or getattr(args, "servers", None):
         from omeconsole.cli import several
 
@@ -191,6 +195,10 @@ def _command(args: argparse.Namespace) -> int:
         from omeconsole.cli import record_cmd
 
         return record_cmd.run(args, settings)
+    if command == "scheduler":
+        from omeconsole.cli import schedule_cmd
+
+        return schedule_cmd.run_scheduler(args, settings)
     if settings.insecure:
         complain("warning: TLS certificate verification is off (--insecure)")
     import asyncio

@@ -211,7 +211,10 @@ def _reads(add: Add) -> None:
 def _sends(add: Add) -> None:
     cue_out = add("cue-out", "start an ad break (the playlist is read first: would the server drop it?)")
     cue_out.add_argument("path", help="vhost/app/stream")
-    cue_out.add_argument("--duration", type=float, required=True, help="break length in seconds")
+    cue_out.add_argument("--duration", type=float, help="break length in seconds")
+    cue_out.add_argument("--template", metavar="NAME",
+                         help="a [templates.NAME] of the config: its duration, and its ID3 frames sent with the out "
+                              "in one :sendEvents array (instead of --duration)")
     _send_options(cue_out, confirmable=True)
     cue_in = add("cue-in", "end the ad break now (the playlist is read first: is a break on air?)")
     cue_in.add_argument("path", help="vhost/app/stream")
@@ -282,6 +285,37 @@ def _record(add: Add) -> None:
                         "ended streams are seen within that, and the rest of the budget goes to samples)")
 
 
+def _schedules(add: Add) -> None:
+    schedule = add("schedule", "the break schedules: list their next runs, add or remove one, skip its next run, "
+                   "pause or resume it (in the schedule file the scheduler watches; the config is never changed), "
+                   "or check a file")
+    schedule.add_argument("action", choices=("list", "add", "remove", "skip-next", "pause", "resume", "check"))
+    schedule.add_argument("name", nargs="?", help="the schedule (add, remove, skip-next, pause, resume); "
+                          "check: the file to check (default: the config and the schedule file)")
+    schedule.add_argument("--stream", help="add: vhost/app/stream, or a pattern (default/app/*) matched at each run")
+    schedule.add_argument("--template", help="add: a [templates.NAME]")
+    when = schedule.add_mutually_exclusive_group()
+    when.add_argument("--every", help="add: an interval (12m, 1h), counted from each local midnight")
+    when.add_argument("--at", type=lambda text: [t.strip() for t in text.split(",")], metavar="HH:MM[,HH:MM]",
+                      help="add: times of day")
+    when.add_argument("--cron", metavar="'M H DOM MON DOW'", help="add: a five-field cron expression")
+    schedule.add_argument("--offset", help="add: with --every, where in the interval (3m)")
+    schedule.add_argument("--timezone", help="add: an IANA time zone (default UTC)")
+    schedule.add_argument("--between", metavar="HH:MM-HH:MM", help="add: only runs within this window")
+    schedule.add_argument("--count", type=int, default=3, help="list: the next runs shown per schedule (default 3)")
+    schedule.add_argument("--json", action="store_true", help="list: JSON")
+    _schedule_file_option(schedule)
+    scheduler = add("scheduler", "run the break schedules without a screen, each planned break sent at most once "
+                    "(one runner per audit log; for systemd: SIGTERM and SIGINT stop it cleanly); logs to stderr")
+    scheduler.add_argument("--json", action="store_true", help="one JSON object per event on stdout")
+    _schedule_file_option(scheduler)
+
+
+def _schedule_file_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--schedule-file", metavar="PATH",
+                        help="the schedule file ($OMECONSOLE_SCHEDULES, else schedules.toml beside the config)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     _global_options(common, suppress=True)
@@ -326,6 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "(0600, in a 0700 directory) unless it exists")
     _history(add)
     _record(add)
+    _schedules(add)
     for name in FLEET_COMMANDS:
         _fleet_option(made[name], suppress=True)
     for name in SENDS:  # accepted only to be refused with the reason (there is no fleet-wide send)

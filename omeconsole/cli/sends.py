@@ -71,6 +71,10 @@ async def _detect(session: Session) -> None:
 
 def _plan(controller: StreamController, args: argparse.Namespace) -> SendPlan:
     if args.command == "cue-out":
+        if (args.duration is None) == (args.template is None):
+            raise UsageError("cue-out needs --duration or --template (one of them)")
+        if args.template is not None:
+            return _template_plan(controller, args.template)
         if not 0 < args.duration <= 86_400:
             raise UsageError("--duration must be a number of seconds above 0 and at most 86400")
         return controller.plan_cue_out(args.duration)
@@ -82,6 +86,23 @@ def _plan(controller: StreamController, args: argparse.Namespace) -> SendPlan:
             raise UsageError("id3 needs at least one --frame")
         return controller.plan_id3([Id3Frame(**frame) for frame in frames], args.event_type)
     return controller.plan_event_sets(_event_sets(args.file))
+
+
+def _template_plan(controller: StreamController, name: str) -> SendPlan:
+    """The config's [templates.NAME] (a mistake in it is a usage error naming the table and the key)."""
+    from omeconsole.core.config import config_path
+    from omeconsole.core.schedule.breaks import plan_template_out
+    from omeconsole.core.schedule.model import ScheduleError, load_templates
+    from omeconsole.core.schedule.store import read_toml
+
+    path = config_path()
+    try:
+        templates = load_templates(read_toml(path), path)
+    except ScheduleError as error:
+        raise UsageError(str(error)) from None
+    if name not in templates:
+        raise UsageError(f"no template named {name!r} in {path} (templates: {', '.join(sorted(templates)) or 'none'})")
+    return plan_template_out(controller, templates[name])
 
 
 def _event_sets(name: str) -> list[dict[str, Any]]:

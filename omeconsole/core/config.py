@@ -199,7 +199,8 @@ def read_config_file(path: Path, warn: Warn) -> dict[str, Any]:
 
 
 def _select_profile(data: dict[str, Any], profile: str | None, path: Path) -> tuple[str | None, dict[str, Any]]:
-    base = {k: v for k, v in data.items() if k not in ("profiles", "fleets")}
+    # [templates.*] and [[schedules]] are the scheduler's (core/schedule), read and checked there.
+    base = {k: v for k, v in data.items() if k not in ("profiles", "fleets", "templates", "schedules")}
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict):
         raise ConfigError(f"{path}: [profiles] must be a table of named profiles")

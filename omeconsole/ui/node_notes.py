@@ -18,6 +18,7 @@ from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.badges import Marks, name_text
 from omeconsole.ui.live import LiveSession
+from omeconsole.ui.schedule_marks import next_breaks
 
 BREAKS_NAMED = 3
 """Streams a header names in its ad-break summary; the others are counted ("+2 more")."""
@@ -38,6 +39,8 @@ def node_marks(live: LiveSession, path: NodePath) -> Marks:
         badge = live.ad_board.badge(path)
         if badge is not None:
             marks.append(badge.text)
+        elif (planned := next_breaks(live.session.adops).text(path)) is not None:
+            marks.append(planned)
     else:
         on_air = len(live.ad_board.active(path))
         if on_air:
@@ -77,6 +80,8 @@ def node_notes(live: LiveSession, path: NodePath, colours: Mapping[str, str]) ->
             if not badge.sent_here:
                 text.append("  not sent from this console (seen in the playlist)", style=f"bold {accent}")
             text.append("  a: the ad-break screen", style=colours.get("muted", ""))
+        elif (planned := next_breaks(live.session.adops).text(path)) is not None:
+            text.append(f"{planned}  S: the schedules", style=colours.get("muted", ""))
         playlist = playlist_note(live, path)
         if playlist:
             if text:

@@ -83,6 +83,8 @@ class AuditedSend:
     confirmations: tuple[Confirmation, ...] = field(default=())
     outcome: OutcomeKind | None = None
     """The outcome as the console judged it ("rejected" for a 207 with a refused set); None in old logs."""
+    origin: str | None = None
+    """`schedule:NAME` for a scheduled break; None for an operator's send."""
 
     @property
     def stream_path(self) -> str:
@@ -117,6 +119,8 @@ class Intent:
     api_path: str
     content: bytes
     """The body's bytes exactly as they go on the wire (valid JSON)."""
+    origin: str | None = None
+    """Who sent it when not an operator's key or command (`schedule:NAME`); recorded only when set."""
 
 
 class AuditLog:
@@ -138,6 +142,7 @@ class AuditLog:
             "type": "intent", "id": intent.send_id, "time": _now_iso(self._now), "server": intent.server,
             "profile": intent.profile, "vhost": intent.vhost, "app": intent.app, "stream": intent.stream,
             "action": intent.action, "path": intent.api_path,
+            **({"origin": intent.origin} if intent.origin is not None else {}),
         })
         # The body goes in as the very bytes sent, not a re-serialisation of them.
         self._append(head[:-1] + b',"body":' + intent.content + b"}")
@@ -297,6 +302,7 @@ def _to_send(record: dict[str, Any]) -> AuditedSend:
         outcome_recorded=outcome is not None,
         confirmations=tuple(record["_confirmations"]),
         outcome=_outcome_kind(outcome.get("outcome")) if outcome is not None else None,
+        origin=record["origin"] if isinstance(record.get("origin"), str) else None,
     )
 
 

@@ -172,8 +172,10 @@ class StreamController:
 
     # Sending ------------------------------------------------------------------------------------
 
-    async def send(self, plan: SendPlan, *, confirmed: Iterable[WarningCode] = ()) -> SendOutcome:
-        """One request for the plan, or none with the reason; written ahead to the audit log."""
+    async def send(self, plan: SendPlan, *, confirmed: Iterable[WarningCode] = (), origin: str | None = None
+                   ) -> SendOutcome:
+        """One request for the plan, or none with the reason; written ahead to the audit log (with `origin`,
+        who sent it, when it is not the operator: `schedule:NAME`)."""
         blocked = self._blocked(plan, frozenset(confirmed))
         if blocked is not None:
             return blocked
@@ -181,7 +183,7 @@ class StreamController:
         if refusal is not None:
             return SendOutcome(plan, "blocked", refusal, blocked_by="in-flight")
         try:
-            self._shared.audit.record_intent(self._intent(plan))
+            self._shared.audit.record_intent(self._intent(plan, origin))
         except OSError as error:
             self.ad_break.release()
             return SendOutcome(plan, "blocked", f"{plan.action} NOT sent: the audit log {self._shared.audit.path} "
@@ -219,10 +221,10 @@ class StreamController:
                                + "; ".join(unconfirmed), blocked_by="needs-confirmation")
         return None
 
-    def _intent(self, plan: SendPlan) -> Intent:
+    def _intent(self, plan: SendPlan, origin: str | None) -> Intent:
         assert plan.target.app is not None and plan.target.stream is not None
         return Intent(plan.send_id, plan.server, plan.profile, plan.target.vhost, plan.target.app,
-                      plan.target.stream, plan.action, plan.api_path, plan.content)
+                      plan.target.stream, plan.action, plan.api_path, plan.content, origin)
 
     def _expect(self, plan: SendPlan) -> asyncio.Future[Sighting] | None:
         """Registered before the request leaves, so a marker faster than the answer is not missed."""

@@ -64,10 +64,13 @@ class CueOutDialog(ModalScreen[SendPlan | None]):
     CSS_PATH = CSS_PATH
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="cancel_cue_out")]
 
-    def __init__(self, planner: Callable[[float], SendPlan], default_s: float) -> None:
+    def __init__(self, planner: Callable[[float], SendPlan], default_s: float,
+                 templates: Sequence[tuple[str, Callable[[], SendPlan]]] = ()) -> None:
+        """`templates`: the config's break templates, each (its words, its plan), picked with a button."""
         super().__init__()
         self._planner = planner
         self._default_s = default_s
+        self._templates = list(templates)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="adops-dialog") as box:
@@ -80,6 +83,10 @@ class CueOutDialog(ModalScreen[SendPlan | None]):
             with Horizontal(classes="field"):
                 yield Label("duration in seconds ")
                 yield Input(f"{self._default_s:g}", id="seconds", type="number", compact=True)
+            if self._templates:
+                with Horizontal(id="templates"):
+                    for index, (words, _plan) in enumerate(self._templates):
+                        yield Button(Text(words), id=f"template-{index}", compact=True)
             yield Static(id="cue-out-warnings", classes="warnings")
             yield Static("", id="cue-out-error", classes="error")
             yield Static("Enter: review what will be sent · Esc: cancel", classes="hint")
@@ -112,6 +119,15 @@ class CueOutDialog(ModalScreen[SendPlan | None]):
             seconds = self.query_one("#seconds", Input)
             seconds.value = event.button.id.removeprefix("preset-")
             seconds.focus()
+
+    @on(Button.Pressed, "#templates Button")
+    def _template(self, event: Button.Pressed) -> None:
+        """A template's break (its duration, its ID3 frames in the same array) goes to the confirmation."""
+        plan = self._templates[int((event.button.id or "template-0").removeprefix("template-"))][1]()
+        if plan.refusal is not None and plan.refusal.code not in STANDING_REFUSALS:
+            self.query_one("#cue-out-error", Static).update(outside(plan.refusal.message))
+            return
+        self.dismiss(plan)
 
     @on(Input.Submitted, "#seconds")
     def _submitted(self) -> None:

@@ -17,7 +17,7 @@ nothing here draws them. The playlist's verdict comes later, on its own (a toast
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from textual.app import App
@@ -38,11 +38,32 @@ _SEVERITY: dict[str, SeverityLevel] = {"accepted": "information", "blocked": "wa
 
 async def cue_out_flow(app: App[Any], controller: StreamController, settings: Settings) -> SendOutcome | None:
     with controller.watch():
-        plan = await app.push_screen_wait(CueOutDialog(controller.plan_cue_out, settings.cue_out_default_s))
+        plan = await app.push_screen_wait(CueOutDialog(controller.plan_cue_out, settings.cue_out_default_s,
+                                                       break_templates(controller)))
         if plan is None:
             return None
         question = f"Start a {plan.planned_s:g} s ad break?" if plan.planned_s else "Start an ad break?"
         return await _confirm_and_send(app, controller, plan, question, ask=settings.confirm.cue_out)
+
+
+def break_templates(controller: StreamController) -> list[tuple[str, Callable[[], SendPlan]]]:
+    """The config's [templates.NAME], each as its button's words and its plan (none when the config's
+    templates cannot be read: the operator types a duration, and `omeconsole schedule check` says why)."""
+    from omeconsole.core.config import config_path
+    from omeconsole.core.schedule.breaks import plan_template_out
+    from omeconsole.core.schedule.model import BreakTemplate, ScheduleError, load_templates
+    from omeconsole.core.schedule.store import read_toml
+
+    try:
+        templates = load_templates(read_toml(config_path()), config_path())
+    except ScheduleError:
+        return []
+
+    def planner(template: BreakTemplate) -> Callable[[], SendPlan]:
+        return lambda: plan_template_out(controller, template)
+
+    return [(visible(f"{name}: {template.describe()}", 60), planner(template))
+            for name, template in sorted(templates.items())]
 
 
 async def cue_in_flow(app: App[Any], controller: StreamController, settings: Settings) -> SendOutcome | None:

@@ -56,7 +56,8 @@ def next_interval(current: float, direction: int) -> float:
 class LiveScreen(Screen[None]):
     # The footer shows them in this order: what acts on the selected stream first.
     BINDINGS = bindings("cue_out", "cue_in", "id3", "ad_break", "pause", "refresh", "chart_window", "export",
-                        "ad_events", "alerts", "interval_longer", "interval_shorter", "chart_window_back")
+                        "ad_events", "alerts", "interval_longer", "interval_shorter", "chart_window_back",
+                        "schedules")
 
     def __init__(self, live: LiveSession) -> None:
         super().__init__()
@@ -317,6 +318,11 @@ class LiveScreen(Screen[None]):
 
     def action_ad_events(self) -> None:
         self.app.push_screen(adops_seam.events_screen(self.live, self.status_now))
+
+    def action_schedules(self) -> None:
+        from omeconsole.ui.screens.schedules import SchedulesScreen  # rarely opened
+
+        self.app.push_screen(SchedulesScreen(self.live))
 
     def action_alerts(self) -> None:
         if self.live.alerts is None:

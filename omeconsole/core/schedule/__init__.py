@@ -1,0 +1,1 @@
+"""Break templates, schedules of breaks, and the one runner that sends each planned break at most once."""
