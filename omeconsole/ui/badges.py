@@ -14,6 +14,7 @@ from rich.text import Text
 
 from omeconsole.core import units
 from omeconsole.core.text import visible_parts
+from omeconsole.model import audience
 from omeconsole.model.nodes import NodeState, NodeView
 
 STATE_MARKS: dict[NodeState, tuple[str, str]] = {
@@ -48,10 +49,17 @@ def input_protocol(view: NodeView) -> str | None:
 
 
 def viewers_text(view: NodeView) -> str:
+    """Playback sessions (`model.audience`): never relays, pushes, recordings or thumbnail readers."""
     viewers = view.viewers
     if viewers is None:
         return "— viewers" if view.state is NodeState.ENDED else f"{units.NA} viewers"
-    return f"{viewers:,} viewer" if viewers == 1 else f"{viewers:,} viewers"
+    return audience.count_text(viewers, "viewers")
+
+
+def others_text(view: NodeView) -> str:
+    """The node's connections that are not viewers, named (`16 relays · 1 recording`), empty when none."""
+    current = view.current
+    return "" if current is None else audience.others_text(current.stats.connections_out)
 
 
 def node_badges(view: NodeView, colours: Mapping[str, str]) -> Text:
@@ -62,6 +70,9 @@ def node_badges(view: NodeView, colours: Mapping[str, str]) -> Text:
         text.append(f"  {input_protocol(view) or units.NA}")
     text.append(f"  {viewers_text(view)}")
     muted = colours.get("muted", "")
+    others = others_text(view)
+    if others:
+        text.append(f" · {others}", style=muted)
     disagree = view.server_disagrees
     for direction, rate in (("in", view.rate_in_bps), ("out", view.rate_out_bps)):
         text.append(f"  {direction} ", style=muted)

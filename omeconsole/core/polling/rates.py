@@ -145,7 +145,7 @@ class RateWindow:
         disagree = _DISAGREE[(_disagrees(reads, rate_in, _avg_in, _counter(stats.max_throughput_in_bps)),
                               _disagrees(reads, rate_out, _avg_out, _counter(stats.max_throughput_out_bps)))]
         return Sample(at=at, rate_in_bps=None if rate_in is None else rate_in.bps,
-                      rate_out_bps=None if rate_out is None else rate_out.bps, viewers=stats.total_connections,
+                      rate_out_bps=None if rate_out is None else rate_out.bps, viewers=stats.viewers,
                       stats=stats, window_s=None if window is None else window.seconds,
                       window_clock=None if window is None else window.clock, disagree=disagree)
 

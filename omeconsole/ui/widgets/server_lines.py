@@ -3,7 +3,8 @@ the card the detail shows when the cursor is on a server's row.
 
 A server's row says which server (profile), whether it answers (connected / connecting / unreachable,
 with the time since it last answered and why), how fast (median latency), how often it fails (errors per
-minute), its own totals (viewers, relays to edges, out), what it is (edition and version) and where (host:port),
+minute), its own totals (viewers, then relays to edges, pushes, recordings and thumbnails by name, out),
+what it is (edition and version) and where (host:port),
 with a badge counting its alerts firing (the fleet's line adds them up). Names and messages came from
 servers or the config: they are drawn as data (`visible`, rich Text, never markup).
 """
@@ -17,6 +18,7 @@ from rich.text import Text
 from omeconsole.core import units
 from omeconsole.core.fleet.health import ServerHealth
 from omeconsole.core.text import visible
+from omeconsole.model import audience
 from omeconsole.ui.badges import marks_text, name_text
 from omeconsole.ui.fleet_live import FleetSummary, ServerSummary
 from omeconsole.ui.widgets.status_bar import CONNECTION_MARKS
@@ -60,8 +62,8 @@ def server_label(server: ServerSummary, colours: Mapping[str, str]) -> tuple[Tex
     label.append(f"{health.errors_per_minute:.0f} err/min", style=warn if health.errors_per_minute > 0 else "")
     if health.reachable:
         label.append(f"{GAP}{units.count(server.viewers)} viewers")
-        if server.relays:
-            label.append(f"{GAP}{units.count(server.relays)} relay{'s' if server.relays != 1 else ''}", style=muted)
+        for word, count in server.others:
+            label.append(f"{GAP}{audience.count_text(count, word)}", style=muted)
         label.append(f"{GAP}out ", style=muted)
         label.append(units.rate(server.rate_out_bps), style=colours.get("rate-out", ""))
     else:
@@ -83,9 +85,10 @@ def server_card(server: ServerSummary, colours: Mapping[str, str]) -> Text:
              ("errors", f"{health.errors_per_minute:.0f} per minute"
               + (f"; last: {visible(health.last_error, 120)}" if health.last_error else ""))]
     if health.reachable:
-        relays = f" (and {units.count(server.relays)} OVT relays to edges)" if server.relays else ""
-        items.append(("totals", f"{units.count(server.viewers)} viewers{relays}  in {units.rate(server.rate_in_bps)}"
-                                f"  out {units.rate(server.rate_out_bps)}"))
+        others = "; ".join(audience.count_text(count, word) for word, count in server.others)
+        not_viewers = f" (not viewers: {others})" if others else ""
+        items.append(("totals", f"{units.count(server.viewers)} viewers{not_viewers}"
+                                f"  in {units.rate(server.rate_in_bps)}  out {units.rate(server.rate_out_bps)}"))
     else:
         items.append(("totals", f"not read ({_why_not(health)})"))
     items.append(("alerts", f"{server.alerts} firing"))
@@ -98,6 +101,10 @@ def server_card(server: ServerSummary, colours: Mapping[str, str]) -> Text:
     return card
 
 
+def _others(others: tuple[tuple[str, int], ...]) -> str:
+    return "".join(f" · {audience.count_text(count, word)}" for word, count in others)
+
+
 def fleet_line(summary: FleetSummary) -> Text:
     """The fleet's own totals: servers reachable, streams, viewers, ingest and outbound rates; which servers
     the sums leave out (they could not be read)."""
@@ -105,7 +112,8 @@ def fleet_line(summary: FleetSummary) -> Text:
     line = Text(no_wrap=True, overflow="ellipsis", end="")
     line.append(f"FLEET {visible(summary.name)}", style="bold")
     line.append(f"  {summary.reachable}/{len(summary.servers)} servers reachable  {units.count(summary.streams)} "
-                f"streams  viewers {units.count(totals.viewers)}  in {units.rate(totals.ingest_bps)}  "
+                f"streams  viewers {units.count(totals.viewers)}{_others(totals.others)}  in "
+                f"{units.rate(totals.ingest_bps)}  "
                 f"out {units.rate(totals.rate_out_bps)}")
     if summary.alerts:
         line.append(GAP + _alerts(summary.alerts), style="bold")
