@@ -47,7 +47,7 @@ def _alerts(firing: int) -> str:
 
 
 def server_label(server: ServerSummary, colours: Mapping[str, str]) -> tuple[Text, int]:
-    """`origin  ● connected  12 ms  0 err/min  16 viewers  out 25.1 Mb/s  OvenMediaEngine 0.20.1  127.0.0.1:8081`
+    """`origin  ● connected  12 ms  0 err/min  0 viewers  out 25.1 Mb/s  16 relays  OvenMediaEngine 0.20.1  host:port`
     (ingest is on the fleet's line, the streams' rows and the server's card), and the width of all but what and
     where it is (the tree makes room for that much; the status line and the card name the server's address)."""
     health = server.health
@@ -62,10 +62,10 @@ def server_label(server: ServerSummary, colours: Mapping[str, str]) -> tuple[Tex
     label.append(f"{health.errors_per_minute:.0f} err/min", style=warn if health.errors_per_minute > 0 else "")
     if health.reachable:
         label.append(f"{GAP}{units.count(server.viewers)} viewers")
-        for word, count in server.others:
-            label.append(f"{GAP}{audience.count_text(count, word)}", style=muted)
         label.append(f"{GAP}out ", style=muted)
         label.append(units.rate(server.rate_out_bps), style=colours.get("rate-out", ""))
+        for word, count in server.others:  # after out: a narrow tree cuts these first (the card has them all)
+            label.append(f"{GAP}{audience.count_text(count, word)}", style=muted)
     else:
         label.append(f"{GAP}{_why_not(health)}", style=warn)
     needed = label.cell_len
@@ -102,7 +102,7 @@ def server_card(server: ServerSummary, colours: Mapping[str, str]) -> Text:
 
 
 def _others(others: tuple[tuple[str, int], ...]) -> str:
-    return "".join(f" · {audience.count_text(count, word)}" for word, count in others)
+    return " · ".join(audience.count_text(count, word) for word, count in others)
 
 
 def fleet_line(summary: FleetSummary) -> Text:
@@ -112,11 +112,12 @@ def fleet_line(summary: FleetSummary) -> Text:
     line = Text(no_wrap=True, overflow="ellipsis", end="")
     line.append(f"FLEET {visible(summary.name)}", style="bold")
     line.append(f"  {summary.reachable}/{len(summary.servers)} servers reachable  {units.count(summary.streams)} "
-                f"streams  viewers {units.count(totals.viewers)}{_others(totals.others)}  in "
-                f"{units.rate(totals.ingest_bps)}  "
+                f"streams  viewers {units.count(totals.viewers)}  in {units.rate(totals.ingest_bps)}  "
                 f"out {units.rate(totals.rate_out_bps)}")
     if summary.alerts:
         line.append(GAP + _alerts(summary.alerts), style="bold")
     if totals.not_read:
         line.append(f"  (without {', '.join(visible(name) for name in totals.not_read)}: not read)", style="bold")
+    if totals.others:  # last: a narrow line cuts these first
+        line.append(f"  not viewers: {_others(totals.others)}")
     return line
