@@ -378,7 +378,6 @@ CONTROLLER_NOT_FOUND = error(404, "Controller not found")
     ("DELETE", "/v2/stats/current/vhosts/default"),
     ("PATCH", "/v1/vhosts/default/apps/app"),
     ("POST", "/v2/stats/current/vhosts/default"),
-    ("POST", "/v1/vhosts"),
     ("POST", "/v1/vhosts/default/apps/app/streams/stream"),
     ("POST", "/v1/vhosts/default/apps/app/streams/stream:unknownAction"),
     ("POST", "/v1/vhosts/default/apps/app:sendEvent"),

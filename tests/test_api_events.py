@@ -16,11 +16,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from omeconsole.api.wire import CueEventSet, Id3EventSet
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
 from simulator.world.events import AcceptedEvent
 from simulator.world.scenario import parse_scenario
+from simulator.world.wire import CueEvent, CueEventSet, Id3EventSet
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -134,7 +134,7 @@ async def test_unknown_fields_are_ignored_and_kept_in_the_body(sim: RunningSimul
     assert_reply(await http.post(SEND_EVENT, json=body), 200, OK)
     event = events_of(sim)[-1]
     assert event.body == body
-    assert event.event_set == CueEventSet(events=[{"cueType": "out", "duration": 60000}], urgent=True)
+    assert event.event_set == CueEventSet(events=(CueEvent(cueType="out", duration=60000),), urgent=True)
 
 
 async def test_send_event_accepts_an_id3_set_too(sim: RunningSimulator, http: httpx.AsyncClient) -> None:
@@ -266,11 +266,13 @@ SYNTAX = "* Line 1, Column 1\n  Syntax error: value, object or array expected.\n
 @pytest.mark.parametrize(("body", "reason"), [
     (b"garbage", SYNTAX),
     (b"}", SYNTAX),
-    (b"NaN", "NaN is not a JSON value\n"),
-    (b'{"eventFormat":"cue","events":[{"cueType":"out","duration":Infinity}]}', "Infinity is not a JSON value\n"),
+    (b"NaN", SYNTAX),  # not JSON to the real server either: reported where it starts
+    (b'{"eventFormat":"cue","events":[{"cueType":"out","duration":Infinity}]}',
+     "* Line 1, Column 60\n  Syntax error: value, object or array expected.\n"),
     (b'{"eventFormat":"cue","events":[{"cueType":"out","duration":' + b"9" * 5000 + b"}]}",
      "Integer with more than 4300 digits\n"),
-    (b'{"eventFormat":"\\ud800","events":[{}]}', "Unpaired UTF-16 surrogate (\\ud800-\\udfff) in a string\n"),
+    (b'{"eventFormat":"\\ud800","events":[{}]}', "* Line 1, Column 16\n  additional six characters expected to parse "
+     "unicode surrogate pair.\nSee Line 1, Column 23 for detail.\n"),  # a high surrogate: jsoncpp wants its pair
     (b'[{"eventFormat":"id3v2","events":[{"frameType":"TXXX","data":"\\udfff"}]}]',
      "Unpaired UTF-16 surrogate (\\ud800-\\udfff) in a string\n"),
     (b'{"eventFormat":"cue","ev\xffents":[]}', "* Line 1, Column 25\n  Invalid UTF-8 sequence in request body\n"),
@@ -284,12 +286,29 @@ async def test_unreadable_bodies_are_json_errors(http: httpx.AsyncClient, url: s
 
 
 @pytest.mark.usefixtures("unchanged")
-@pytest.mark.parametrize("body", [b"{", b'{"eventFormat":"cue",}', b'{"eventFormat" "cue"}', b"[1,2", b"{} x"])
-async def test_malformed_json_names_where_it_broke(http: httpx.AsyncClient, body: bytes) -> None:
-    response = await http.post(SEND_EVENT, content=body)
-    assert response.status_code == 400
-    message = response.json()["message"]
-    assert message.startswith("[HTTP] [JSON] * Line 1, Column ") and message.endswith("\n (400)")
+@pytest.mark.parametrize(("body", "reason"), [
+    (b"{", "* Line 1, Column 2\n  Missing '}' or object member name\n"),
+    (b'{"eventFormat" "cue"}', "* Line 1, Column 16\n  Missing ':' after object member name\n"),
+    (b"[1,2", "* Line 1, Column 5\n  Missing ',' or ']' in array declaration\n"),
+    (b'{"eventFormat":"cue",\n "events":[{"cueType":"out" "duration":1}]}',
+     "* Line 2, Column 29\n  Missing ',' or '}' in object declaration\n"),
+    (b'{"eventFormat":"cue","events":[{"cueType":"out","duration":1e}]}',
+     "* Line 1, Column 60\n  '1e' is not a number.\n"),
+    (b'{"eventFormat":"id3v2","events":[{"frameType":"TXXX","data":"\\q"}]}',
+     "* Line 1, Column 61\n  Bad escape sequence in string\nSee Line 1, Column 64 for detail.\n"),
+])
+async def test_malformed_json_names_where_it_broke(http: httpx.AsyncClient, body: bytes, reason: str) -> None:
+    """jsoncpp's report: the line and byte column where the offending token starts, and its wording."""
+    assert_reply(await http.post(SEND_EVENT, content=body), 400, error(400, f"[JSON] {reason}"))
+
+
+@pytest.mark.usefixtures("unchanged")
+@pytest.mark.parametrize("body", [b'{"eventFormat":"cue",}', b"{} x", b'/* a comment */ {"eventFormat":"cue"}'])
+async def test_what_the_servers_json_reader_accepts_reaches_the_rules(http: httpx.AsyncClient, body: bytes) -> None:
+    """A trailing comma, text after the value and comments are JSON to the real server's reader: the body is
+    then judged by the sendEvent rules, not refused as malformed."""
+    assert_reply(await http.post(SEND_EVENT, content=body), 400,
+                 error(400, "eventFormat(string) and events(array) are required"))
 
 
 @pytest.mark.usefixtures("unchanged")

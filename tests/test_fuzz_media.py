@@ -16,14 +16,15 @@ from hypothesis import strategies as st
 from mutagen.id3 import ID3
 from threefive import Cue
 
-from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3Frame
 from simulator.http.event_validation import EventRejected, validate_event_set
 from simulator.media.id3 import build_tag
 from simulator.media.layout import Layout
 from simulator.media.live import LiveMedia
 from simulator.media.markers import PTS_MODULO, scte35_in, scte35_out
+from simulator.world.edition import ENTERPRISE
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
+from simulator.world.wire import CueEvent, CueEventSet, Id3EventSet, Id3Frame
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CREATED_MS = 1_767_225_600_000
@@ -87,13 +88,15 @@ def test_every_id3_tag_holds_exactly_the_frames_sent(sent: list[Id3Frame], event
     assert tag is not None
     assert [_written(frame_id, payload) for frame_id, payload in read_id3v24(tag)] == [_sent(f) for f in sent]
     parsed = ID3(io.BytesIO(tag))  # type: ignore[no-untyped-call]
-    assert parsed.version == (2, 4, 0) and {key[:4] for key in parsed} == {f.frameType for f in sent}
+    # mutagen drops a text frame whose text is empty when reading it (no trailing NUL, as the real server writes)
+    readable = {f.frameType for f in sent if f.frameType == "PRIV" or f.data}
+    assert parsed.version == (2, 4, 0) and {key[:4] for key in parsed} == readable
 
 
 def _accepted_then_built(value: dict[str, Any]) -> bytes | None:
     """The tag of an event set the API accepts; None when the API refuses it (a 400 is a fine answer too)."""
     try:
-        event_set = validate_event_set(value, "enterprise")
+        event_set = validate_event_set(value, ENTERPRISE)
     except EventRejected:
         return None
     assert isinstance(event_set, Id3EventSet)
@@ -109,7 +112,7 @@ def test_a_priv_owner_is_written_when_latin_1_and_refused_otherwise(owner: str) 
         assert tag is not None and read_id3v24(tag) == [("PRIV", owner.encode("latin-1") + b"\x00x")]
     else:
         with pytest.raises(EventRejected, match=r"^info of a PRIV frame must be Latin-1 text$"):
-            validate_event_set(body, "enterprise")
+            validate_event_set(body, ENTERPRISE)
 
 
 def test_an_event_set_that_cannot_be_encoded_is_skipped_not_raised(caplog: pytest.LogCaptureFixture) -> None:
@@ -120,9 +123,10 @@ def test_an_event_set_that_cannot_be_encoded_is_skipped_not_raised(caplog: pytes
 
 
 def test_a_text_frame_without_data_is_written_with_empty_text() -> None:
+    """The encoding byte alone, as the real server writes it (no NUL); mutagen skips such a frame on reading."""
     tag = _accepted_then_built({"eventFormat": "id3v2", "events": [{"frameType": "TIT2"}]})
-    assert tag is not None and read_id3v24(tag) == [("TIT2", b"\x03\x00")]
-    assert str(ID3(io.BytesIO(tag))["TIT2"]) == ""  # type: ignore[no-untyped-call]
+    assert tag is not None and read_id3v24(tag) == [("TIT2", b"\x03")]
+    assert "TIT2" not in ID3(io.BytesIO(tag))  # type: ignore[no-untyped-call]
 
 
 def _crc32_mpeg2(data: bytes) -> int:

@@ -12,12 +12,12 @@ from collections.abc import Iterator
 import av
 from mutagen.id3 import ID3
 
-from omeconsole.api.wire import Id3EventSet, Id3Frame
 from simulator.media.asset import LOOP_TICKS, load_asset
 from simulator.media.layout import Layout
 from simulator.media.live import LiveMedia
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
+from simulator.world.wire import Id3EventSet, Id3Frame
 
 CREATED_MS = 1_767_225_600_000
 
@@ -112,7 +112,8 @@ def test_emsg_v1_carries_the_id3_tag_in_the_part_covering_the_event() -> None:
     assert carrying == [(1, 2)]  # [7.0, 7.5) s
     (box,) = _emsgs(media.part("video", 1, 2))
     assert box["version"] == 1 and box["scheme"] == "https://aomedia.org/emsg/ID3"
-    assert box["value"] == "OvenMediaEngine" and box["timescale"] == 90_000 and box["time"] == 7_250 * 90
+    assert box["value"] == "OvenMediaEngine"
+    assert box["timescale"] == 1000 and box["time"] == 7_250  # the real server's: milliseconds
     assert box["duration"] == 0xFFFFFFFF
     assert isinstance(box["tag"], bytes)
     tag = ID3(io.BytesIO(box["tag"]))
@@ -125,12 +126,14 @@ def test_emsg_v1_carries_the_id3_tag_in_the_part_covering_the_event() -> None:
     assert len(_decode(media.init("video") + media.part("video", 1, 2), "video")) == 15
 
 
-def test_event_type_event_puts_the_tag_on_both_tracks_in_track_timescales() -> None:
+def test_event_type_event_puts_the_tag_on_both_tracks_in_milliseconds() -> None:
+    """The real server times every emsg in its data track's timescale, 1000, whatever the media track's
+    (captures/ome-0.19.0 markers/id3_emsg_part.json): video (90 kHz) and audio (48 kHz) say the same."""
     events = EventLog()
     events.append(AcceptedEvent(9, CREATED_MS + 2_000, Id3EventSet(events=[Id3Frame(frameType="TIT2", data="x")]), {}))
     media = _media(events)
     (video,) = _emsgs(media.part("video", 0, 4))
     (audio,) = _emsgs(media.part("audio", 0, 4))
-    assert (video["timescale"], video["time"]) == (90_000, 180_000)
-    assert (audio["timescale"], audio["time"]) == (48_000, 96_000)
+    assert (video["timescale"], video["time"]) == (1000, 2000)
+    assert (audio["timescale"], audio["time"]) == (1000, 2000)
     assert video["tag"] == audio["tag"]

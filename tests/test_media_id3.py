@@ -13,8 +13,8 @@ import httpx
 from conftest import api_client, running_simulator
 from mutagen.id3 import ID3
 
-from omeconsole.api.wire import Id3EventSet, Id3Frame
 from simulator.world.clock import ManualClock
+from simulator.world.wire import Id3EventSet, Id3Frame
 
 EVENT = {"eventFormat": "id3v2", "eventType": "event", "events": [
     {"frameType": "TXXX", "info": "adId", "data": "XYZ-123"},
@@ -56,13 +56,13 @@ async def test_id3_event_reaches_fmp4_emsg_and_ts_pes() -> None:
         master = (await pub.get("/app/stream/llhls.m3u8")).text
         key = master.splitlines()[-1].split("_")[3]
         expected = {"adId": "XYZ-123", "TIT2": "Breaking", "PRIV": "opaque"}
-        for track, scale in (("video", 90_000), ("audio", 48_000)):
+        for track in ("video", "audio"):
             carrying = []
             for index in range(12):
                 part = (await pub.get(f"/app/stream/part_{0 if track == 'video' else 1}_1_{index}_{track}_{key}"
                                       "_llhls.m4s")).content
                 carrying += [(index, tag) for tag in _emsg_tags(part)]
-            assert [(index, t[0], t[1]) for index, t in carrying] == [(2, scale, 7_250 * scale // 1000)]
+            assert [(index, t[0], t[1]) for index, t in carrying] == [(2, 1000, 7_250)]  # ms, as the real one
             assert _frames(carrying[0][1][2]) == expected
         ts = (await pub.get(f"/app/stream/seg_{key}_1_hls.ts")).content
         with av.open(io.BytesIO(ts), format="mpegts") as container:
@@ -100,7 +100,8 @@ async def _part_tags(pub: httpx.AsyncClient, key: str) -> list[bytes]:
 
 
 async def test_every_frame_sent_reaches_the_tag_even_repeated_keys_and_empty_text() -> None:
-    """As the real server writes them: two TIT2 and two TXXX with one description give four frames."""
+    """As the real server writes them: two TIT2 and two TXXX with one description give four frames, and no
+    text ends with a NUL (captures/ome-0.19.0 markers/id3_emsg_part.json: `AirenSoft\\0<probe>TIT2...`)."""
     clock = ManualClock()
     event = {"eventFormat": "id3v2", "eventType": "video", "events": [
         {"frameType": "TIT2", "data": "first"}, {"frameType": "TIT2", "data": "second"},
@@ -114,11 +115,12 @@ async def test_every_frame_sent_reaches_the_tag_even_repeated_keys_and_empty_tex
         clock.advance(13 - 7.25)
         key = (await pub.get("/app/stream/llhls.m3u8")).text.splitlines()[-1].split("_")[3]
         (tag,) = await _part_tags(pub, key)
-    assert _walk_frames(tag) == [("TIT2", b"\x03first\x00"), ("TIT2", b"\x03second\x00"),
-                                 ("TXXX", b"\x03adId\x00A\x00"), ("TXXX", b"\x03adId\x00B\x00"),
-                                 ("TPE1", b"\x03\x00")]
+    assert _walk_frames(tag) == [("TIT2", b"\x03first"), ("TIT2", b"\x03second"),
+                                 ("TXXX", b"\x03adId\x00A"), ("TXXX", b"\x03adId\x00B"),
+                                 ("TPE1", b"\x03")]
     parsed = ID3(io.BytesIO(tag))  # type: ignore[no-untyped-call]
-    assert parsed.version == (2, 4, 0) and {"TIT2", "TXXX:adId", "TPE1"} <= set(parsed)
+    # mutagen reads every frame but the empty TPE1, which it drops on reading (an empty text list)
+    assert parsed.version == (2, 4, 0) and {"TIT2", "TXXX:adId"} <= set(parsed)
 
 
 async def test_an_accepted_event_that_cannot_be_encoded_never_breaks_the_stream() -> None:
@@ -138,4 +140,4 @@ async def test_an_accepted_event_that_cannot_be_encoded_never_breaks_the_stream(
         chunklist = await pub.get(f"/app/stream/chunklist_0_video_{key}_llhls.m3u8")
         assert chunklist.status_code == 200 and "#EXT-X-PART:" in chunklist.text
         (tag,) = await _part_tags(pub, key)
-    assert _walk_frames(tag) == [("TIT2", b"\x03still here\x00")]
+    assert _walk_frames(tag) == [("TIT2", b"\x03still here")]

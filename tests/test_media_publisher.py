@@ -1,6 +1,7 @@
 """The publisher port over real HTTP with a manual clock: LL-HLS playlists that m3u8 parses with the
-tags where DECISIONS.md puts them, blocking reload (held, answered when the part appears, 400 and
-503), hinted parts, gzip, 404 for everything unknown, and real viewers counted in the statistics."""
+tags where DECISIONS.md puts them, blocking reload (held, answered when the part appears however far
+ahead, 404 for directives it cannot use), hinted parts, gzip, 404 for everything unknown, and real
+readers counted in the statistics while their connections are open."""
 
 from __future__ import annotations
 
@@ -119,14 +120,15 @@ async def test_twenty_blocked_clients_are_all_answered(
     assert len({r.text for r in responses}) == 1
 
 
-async def test_directive_errors(clock: ManualClock, live: tuple[RunningSimulator, httpx.AsyncClient]) -> None:
+async def test_directive_errors_are_the_real_servers_empty_404(
+        clock: ManualClock, live: tuple[RunningSimulator, httpx.AsyncClient]) -> None:
     sim, pub = live
     name = await _chunklist_name(pub)
-    assert (await pub.get(BASE + name, params={"_HLS_part": 1})).status_code == 400
-    assert (await pub.get(BASE + name, params={"_HLS_msn": 5})).status_code == 400  # last msn 2, + 2 = 4
-    assert (await pub.get(BASE + name, params={"_HLS_msn": 2, "_HLS_part": 9})).status_code == 400  # > 3 s ahead
-    assert (await pub.get(BASE + name, params={"_HLS_msn": "x"})).status_code == 400
-    # within the limits, but the stream ends while the request is held: 503
+    for params in ({"_HLS_part": 1}, {"_HLS_msn": "x"}, {"_HLS_msn": "-1"}):
+        refused = await pub.get(BASE + name, params=params)
+        assert (refused.status_code, refused.content) == (404, b""), params
+        assert "access-control-allow-origin" not in refused.headers
+    # a request held for its part, and the stream ends meanwhile: 404 too
     request = asyncio.create_task(pub.get(BASE + name, params={"_HLS_msn": 2, "_HLS_part": 7}))
     await _held(clock, 1)
     stream = sim.world.find_stream("default", "app", "stream")
@@ -134,7 +136,37 @@ async def test_directive_errors(clock: ManualClock, live: tuple[RunningSimulator
     sim.world.end_stream(stream)
     clock.advance(3)
     ended = await request
-    assert ended.status_code == 503 and ended.headers["access-control-allow-origin"] == "*"
+    assert (ended.status_code, ended.content, ended.headers["content-type"]) == (404, b"", "text/html")
+
+
+async def test_a_blocking_reload_far_ahead_is_answered_when_its_part_exists(
+        clock: ManualClock, live: tuple[RunningSimulator, httpx.AsyncClient]) -> None:
+    """The real server holds `_HLS_msn` beyond the playlist's edge (and a part beyond the advance part
+    limit) until it exists, with `Cache-Control: max-age=60`: no 400 at once."""
+    _, pub = live
+    name = await _chunklist_name(pub)
+    request = asyncio.create_task(pub.get(BASE + name, params={"_HLS_msn": 5, "_HLS_part": 0}))  # last msn 2
+    await _held(clock, 1)
+    clock.advance(30.6 - 13.2)  # part 5.0 ends at 30.5 s
+    response = await request
+    assert response.status_code == 200 and 'URI="part_0_5_0_video' in response.text
+    assert response.headers["cache-control"] == "max-age=60"
+
+
+async def test_a_request_never_answerable_is_closed_unanswered_at_the_hold_bound(
+        clock: ManualClock, live: tuple[RunningSimulator, httpx.AsyncClient]) -> None:
+    """`_HLS_msn=999999` is never answered by the real server (its client gave up after 40 s); the
+    simulator holds it up to PublisherLimits.max_hold_s (60 s), then closes the connection without a reply."""
+    _, pub = live
+    name = await _chunklist_name(pub)
+    request = asyncio.create_task(pub.get(BASE + name, params={"_HLS_msn": 999999, "_HLS_part": 0}))
+    await _held(clock, 1)
+    clock.advance(59.9)
+    await asyncio.sleep(0.05)
+    assert not request.done()
+    clock.advance(0.2)
+    with pytest.raises(httpx.RemoteProtocolError):  # the server closed the connection: no status line
+        await request
 
 
 async def test_hinted_part_is_held_until_complete(clock: ManualClock,
@@ -157,7 +189,7 @@ async def test_gzip_when_accepted(live: tuple[RunningSimulator, httpx.AsyncClien
     name = await _chunklist_name(pub)
     zipped = await pub.get(BASE + name, headers={"Accept-Encoding": "gzip"})
     plain = await pub.get(BASE + name, headers={"Accept-Encoding": "identity"})
-    assert zipped.headers["content-encoding"] == "gzip" and "content-encoding" not in plain.headers
+    assert zipped.headers["content-encoding"] == "gzip" and plain.headers["content-encoding"] == "identity"
     assert zipped.text == plain.text
     assert int(zipped.headers["content-length"]) < int(plain.headers["content-length"])
 
@@ -176,14 +208,17 @@ async def test_unknown_paths_are_404_and_nothing_is_read_from_disk(
                  f"/app/stream/part_1_1_0_video_{key}_llhls.m4s",  # track id and type disagree
                  f"/app/stream/seg_{key}_9_hls.ts", "/app/stream/playlist.m3u8"):
         assert (await pub.get(path)).status_code == 404, path
-    assert (await pub.post("/app/stream/llhls.m3u8")).status_code == 405
+    posted = await pub.post("/app/stream/llhls.m3u8")
+    assert (posted.status_code, posted.content) == (404, b"")  # the real server's answer to a POST
     assert (await pub.get(f"/app/stream/seg_0_1_video_{key}_llhls.m4s")).status_code == 200
     assert (await pub.get("/app/stream/playlist.m3u8?format=ts")).status_code == 200
 
 
-async def test_real_clients_count_as_publisher_connections(clock: ManualClock) -> None:
-    async with running_simulator(clock=clock) as sim, api_client(sim) as api, httpx.AsyncClient(
-            base_url=sim.publisher_url) as pub:
+async def test_real_clients_count_as_publisher_connections_while_their_connections_are_open(
+        clock: ManualClock) -> None:
+    """One keep-alive connection reading LL-HLS and HLS v3 counts once in each, however many requests it
+    makes, for as long as it is open (however long that is on the world clock), and not a moment more."""
+    async with running_simulator(clock=clock) as sim, api_client(sim) as api:
         clock.advance(13.2)
         stats = "/v2/stats/current/vhosts/default/apps/app/streams/backup"  # nobody else watches it
 
@@ -192,16 +227,20 @@ async def test_real_clients_count_as_publisher_connections(clock: ManualClock) -
             return body
 
         assert (await publishers())["totalConnections"] == 0
-        master = await pub.get("/app/backup/llhls.m3u8")
-        video = next(line for line in master.text.splitlines() if line.startswith("chunklist_0"))
-        sent = [int((await pub.get(path)).headers["content-length"])
-                for path in ("/app/backup/llhls.m3u8", "/app/backup/" + video, "/app/backup/ts:playlist.m3u8")]
-        now = await publishers()
-        assert now["connections"] == {**now["connections"], "llhls": 1, "hlsv3": 1}  # type: ignore[dict-item]
-        assert now["totalBytesOut"] == int(master.headers["content-length"]) + sum(sent)
-        clock.advance(60)  # the clients stopped fetching
-        now = await publishers()
-        assert now["totalConnections"] == 0
+        async with httpx.AsyncClient(base_url=sim.publisher_url) as pub:
+            master = await pub.get("/app/backup/llhls.m3u8")
+            video = next(line for line in master.text.splitlines() if line.startswith("chunklist_0"))
+            for path in ("/app/backup/llhls.m3u8", "/app/backup/" + video, "/app/backup/ts:playlist.m3u8"):
+                assert (await pub.get(path)).status_code == 200
+            now = await publishers()
+            assert now["connections"] == {**now["connections"], "llhls": 1, "hlsv3": 1}  # type: ignore[dict-item]
+            clock.advance(60)  # a minute without a request: the connection is still open, so still counted
+            assert (await publishers())["totalConnections"] == 2
+        for _ in range(2000):  # the client closed its connection: the server hears of it at once
+            if (await publishers())["totalConnections"] == 0:
+                break
+            await asyncio.sleep(0.01)
+        assert (await publishers())["totalConnections"] == 0
 
 
 async def test_a_held_request_is_let_go_when_its_client_hangs_up(clock: ManualClock) -> None:

@@ -9,7 +9,6 @@ from typing import Literal
 import m3u8
 import pytest
 
-from omeconsole.api.wire import CueEvent, CueEventSet
 from simulator.media.hls_playlist import render_media_playlist
 from simulator.media.layout import Layout
 from simulator.media.llhls_playlist import chunklist
@@ -17,6 +16,7 @@ from simulator.media.markers import plan_breaks
 from simulator.media.timeline import StreamTimeline
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
+from simulator.world.wire import CueEvent, CueEventSet
 
 CREATED_MS = 1_767_225_600_000
 

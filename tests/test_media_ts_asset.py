@@ -13,7 +13,6 @@ import pytest
 from media_ts_support import assert_continuity, demux_with_pyav, read_packets
 from mutagen.id3 import ID3
 
-from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3Frame
 from simulator.media.asset import LOOP_TICKS, Asset, load_asset
 from simulator.media.hls_playlist import (
     media_playlist_name,
@@ -27,6 +26,7 @@ from simulator.media.mpegts import package_ts_segment
 from simulator.media.timeline import StreamTimeline
 from simulator.world.events import AcceptedEvent, EventLog
 from simulator.world.scenario import MediaSettings
+from simulator.world.wire import CueEvent, CueEventSet, Id3EventSet, Id3Frame
 
 CREATED_MS = 1_700_000_000_000
 ID3_AT_MS = CREATED_MS + 3_500

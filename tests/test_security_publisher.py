@@ -1,7 +1,8 @@
 """The publisher port against hostile requests: odd and traversing paths (plain, encoded, double-encoded),
 bad blocking-reload directives and query strings (non-ASCII digits included), other methods, hostile
-CORS preflights. Every answer is a 4xx (or the preflight's 200), carries the CORS header, and no file
-is opened while they are served (an audit hook records every `open` of the process).
+CORS preflights. Every answer is a 4xx (or the preflight's 200), a refusal is the real server's empty
+404 without CORS headers, and no file is opened while they are served (an audit hook records every `open`
+of the process).
 
 Requests are written byte for byte on a raw socket: an HTTP library would normalise `..` away.
 """
@@ -124,24 +125,32 @@ def test_traversal_and_odd_paths_are_4xx_and_open_nothing(publisher: Publisher, 
 
 BAD_QUERIES = [
     b"_HLS_msn=-1", b"_HLS_msn=99999999999999999999999999999999", b"_HLS_msn=1e3", b"_HLS_msn=1.5",
-    b"_HLS_msn=abc", b"_HLS_msn=1&_HLS_msn=2", b"_HLS_part=0", b"_HLS_msn=100000000&_HLS_part=0",
+    b"_HLS_msn=abc", b"_HLS_msn=1&_HLS_msn=2", b"_HLS_part=0",
     b"_HLS_msn=1&_HLS_part=-3", b"_HLS_msn=%00", b"_HLS_msn=0x10",
     b"_HLS_msn=" + b"9" * 5000, b"_HLS_skip=YES&_HLS_msn=-5", b"_HLS_msn=\xff\xfe",
     # digits that are not ASCII: superscripts (int() refuses them), circled and Arabic-Indic (int() takes them)
     b"_HLS_msn=%C2%B2", b"_HLS_msn=%E2%91%A0", b"_HLS_msn=1&_HLS_part=%C2%B3", b"_HLS_msn=%D9%A1",
     b"_HLS_msn=1&_HLS_part=%DB%B2", b"_HLS_msn=%EF%BC%91",
-    b"&".join(b"f%d=1" % i for i in range(100)),
 ]
 
 
 @pytest.mark.parametrize("query", BAD_QUERIES, ids=range(len(BAD_QUERIES)))
-def test_bad_blocking_reload_directives_are_400(publisher: Publisher, query: bytes) -> None:
+def test_bad_blocking_reload_directives_are_an_empty_404(publisher: Publisher, query: bytes) -> None:
+    """The real server answers a failure of its publisher 404 with nothing in the body (ome-api.md)."""
     status, _ = served_opening_nothing(publisher, b"/app/stream/llhls.m3u8?" + query)
     assert status < 500
     chunklist = _chunklist(publisher)
     status, body = served_opening_nothing(publisher, chunklist + b"?" + query)
-    assert status == 400, (query, body)
-    assert b"Traceback" not in body and len(body) < 200
+    if status == 400:  # raw bytes the HTTP parser itself refuses (\xff in the request line)
+        assert body == b"Invalid HTTP request received.", query
+    else:
+        assert (status, body) == (404, b""), query
+
+
+def test_more_query_parameters_than_allowed_are_refused_before_parsing_on(publisher: Publisher) -> None:
+    status, body = served_opening_nothing(publisher, _chunklist(publisher) + b"?" + b"&".join(
+        b"f%d=1" % i for i in range(100)))
+    assert (status, body) == (400, b"")
 
 
 def test_file_names_with_digits_of_other_scripts_are_unknown_files(publisher: Publisher) -> None:
@@ -162,20 +171,21 @@ def _chunklist(publisher: Publisher) -> bytes:
 
 @pytest.mark.parametrize("method", [b"POST", b"PUT", b"DELETE", b"PATCH", b"TRACE", b"CONNECT", b"FOO"])
 def test_methods_other_than_get_and_head_are_refused(publisher: Publisher, method: bytes) -> None:
-    status, headers, _ = publisher.exchange(b"/app/stream/llhls.m3u8", method)
-    assert status in (400, 405)
-    if status == 405:
-        assert headers[b"allow"] == b"GET, HEAD, OPTIONS" and headers[b"access-control-allow-origin"] == b"*"
+    status, headers, body = publisher.exchange(b"/app/stream/llhls.m3u8", method)
+    assert status in (400, 404)  # 404 as the real server answers a POST; 400 from the parser for odd methods
+    if status == 404:
+        assert body == b"" and b"access-control-allow-origin" not in headers
 
 
-def test_every_reply_allows_any_origin_errors_included(publisher: Publisher) -> None:
+def test_every_200_allows_any_origin_and_no_refusal_does(publisher: Publisher) -> None:
+    """As the real server: CORS headers on what it serves, none on its empty 404 (captures playlists/48)."""
     chunklist = _chunklist(publisher)
     for target, expected in ((b"/app/stream/llhls.m3u8", 200), (chunklist, 200), (b"/app/nostream/llhls.m3u8", 404),
-                             (b"/etc/passwd", 404), (chunklist + b"?_HLS_part=1", 400),
-                             (chunklist + b"?_HLS_msn=%C2%B2", 400)):
+                             (b"/etc/passwd", 404), (chunklist + b"?_HLS_part=1", 404),
+                             (chunklist + b"?_HLS_msn=%C2%B2", 404)):
         status, headers, _ = publisher.exchange(target, headers=b"Origin: https://player.example\r\n")
         assert status == expected, target
-        assert headers[b"access-control-allow-origin"] == b"*", target
+        assert (headers.get(b"access-control-allow-origin") == b"*") == (status == 200), target
 
 
 PREFLIGHTS = [b"/app/stream/llhls.m3u8", b"/app/stream/ts:playlist.m3u8", b"/app/stream/part_0_1_0_video_x_llhls.m4s",

@@ -98,14 +98,16 @@ async def test_the_fleet_sum_of_a_streams_viewers_is_the_sum_of_each_servers_own
         clock.advance(13.2)
         before = [(await v1_stream(server))["connections"]["llhls"] for server in running.servers]
         players = [(running.edges[0], "127.0.0.2"), (running.edges[0], "127.0.0.3"), (running.edges[1], "127.0.0.4")]
-        for server, address in players:  # real players, each from its own address
-            transport = httpx.AsyncHTTPTransport(local_address=address)
-            async with httpx.AsyncClient(base_url=server.publisher_url, transport=transport, timeout=10) as player:
+        async with contextlib.AsyncExitStack() as open_players:  # a player counts while its connection is open
+            for server, address in players:  # real players, each from its own address
+                transport = httpx.AsyncHTTPTransport(local_address=address)
+                player = await open_players.enter_async_context(
+                    httpx.AsyncClient(base_url=server.publisher_url, transport=transport, timeout=10))
                 assert (await player.get("/app/stream/llhls.m3u8")).status_code == 200
-        after = [(await v1_stream(server))["connections"]["llhls"] for server in running.servers]
-        assert [a - b for a, b in zip(after, before, strict=True)] == [0, 2, 1]
-        assert sum(after) == sum(before) + 3
-        records = [await v1_stream(server) for server in running.servers]
+            after = [(await v1_stream(server))["connections"]["llhls"] for server in running.servers]
+            assert [a - b for a, b in zip(after, before, strict=True)] == [0, 2, 1]
+            assert sum(after) == sum(before) + 3
+            records = [await v1_stream(server) for server in running.servers]
         assert [record["connections"]["ovt"] for record in records] == [2, 0, 0]  # relays, not viewers
         for record in records:  # each server's total is its protocols' sum
             assert record["totalConnections"] == sum(record["connections"].values())

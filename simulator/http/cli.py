@@ -21,6 +21,7 @@ from simulator.http.server import (
     RunningSimulator,
     start_simulator,
 )
+from simulator.world.edition import EDITIONS, NEWEST_OSS_VERSION, OSS_FAMILIES, UnknownVersion, server_profile
 from simulator.world.fault_spec import FaultSpecError, fault_spec_from_table
 from simulator.world.scenario import ScenarioError, load_scenario
 
@@ -42,8 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--scenario", default="demo",
                         help="demo (default), scale, empty, or the path of a TOML scenario file")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the traffic model (default 0)")
-    parser.add_argument("--edition", choices=("enterprise", "oss"), default="enterprise",
-                        help="enterprise (v2 stats, ad markers) or oss (open source 0.21 behaviour)")
+    parser.add_argument("--edition", choices=EDITIONS, default="enterprise",
+                        help="enterprise (v2 stats, ad markers; the default) or oss (open source, v1 only)")
+    parser.add_argument("--version", default=None, metavar="VERSION",
+                        help=f"the open source version played: {', '.join(f + '.N' for f in OSS_FAMILIES)} "
+                             f"(default the newest, {NEWEST_OSS_VERSION}); 0.19 and 0.20 accept cue events and cut "
+                             "a segment, 0.21 refuses them")
     parser.add_argument("--faults", metavar="SPEC", default=None,
                         help="inject faults, e.g. latency=200ms,5xx=0.1,reset=0.05,restart=every:120s "
                              "(over the scenario's [faults] table; see the README)")
@@ -105,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     token = args.access_token or os.environ.get("OME_ACCESS_TOKEN") or DEFAULT_ACCESS_TOKEN
     try:
+        server_profile(args.edition, args.version)
         fault_spec_from_table(load_scenario(args.scenario).faults, args.faults or "")
-    except (ScenarioError, FaultSpecError) as error:
+    except (UnknownVersion, ScenarioError, FaultSpecError) as error:
         print(f"ome-simulator: {error}", file=sys.stderr)
         return 2
     try:
@@ -124,12 +130,13 @@ async def _run(args: argparse.Namespace, token: str) -> None:
         running = await start_fleet(
             args.scenario, edges=args.fleet, host=args.host, api_ports=_fleet_ports(args.api_port, args.fleet),
             publisher_ports=_fleet_ports(args.publisher_port, args.fleet), access_tokens=token,
-            editions=args.edition, seed=args.seed, faults=args.faults, http_limits=http_limits_from_args(args))
+            editions=args.edition, versions=args.version, seed=args.seed, faults=args.faults,
+            http_limits=http_limits_from_args(args))
         servers = running.servers
     else:
         running = await start_simulator(
             args.scenario, host=args.host, api_port=args.api_port, publisher_port=args.publisher_port,
-            access_token=token, seed=args.seed, edition=args.edition, faults=args.faults,
+            access_token=token, seed=args.seed, edition=args.edition, version=args.version, faults=args.faults,
             http_limits=http_limits_from_args(args),
         )
         servers = [running]
@@ -140,7 +147,7 @@ async def _run(args: argparse.Namespace, token: str) -> None:
     simulator = servers[0]
     world = simulator.world
     fleet = f", a fleet of an origin and {args.fleet} edges" if args.fleet else ""
-    print(f"ome-simulator ({args.edition} edition, scenario {world.scenario.name}, "
+    print(f"ome-simulator ({world.profile.describe()}, scenario {world.scenario.name}, "
           f"{sum(1 for _ in world.live_streams())} live streams, seed {args.seed}{fleet})")
     for index, server in enumerate(servers):
         if args.fleet:

@@ -7,11 +7,12 @@ message the server puts after "[HTTP] ". Nothing is applied here.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
 
-from omeconsole.api.wire import CueEvent, CueEventSet, Id3EventSet, Id3EventType, Id3Frame
+from simulator.world.edition import Edition, ServerProfile
+from simulator.world.wire import CueEvent, CueEventSet, Id3EventSet, Id3EventType, Id3Frame
 
-Edition = Literal["enterprise", "oss"]
+__all__ = ["Edition", "EventRejected", "validate_event_set", "validate_event_sets"]
 
 MAX_CUE_DURATION_MS = 86_400_000
 MAX_ID3_TAG_BYTES = 65_535
@@ -23,7 +24,7 @@ class EventRejected(ValueError):
     """The body breaks a rule; the message is the server's text for it."""
 
 
-def validate_event_set(value: Any, edition: Edition) -> CueEventSet | Id3EventSet:
+def validate_event_set(value: Any, profile: ServerProfile) -> CueEventSet | Id3EventSet:
     if (
         not isinstance(value, dict)
         or not isinstance(value.get("eventFormat"), str)
@@ -36,30 +37,37 @@ def validate_event_set(value: Any, edition: Edition) -> CueEventSet | Id3EventSe
     if urgent is not None and not isinstance(urgent, bool):
         raise EventRejected("urgent must be boolean")
     match event_format.lower():
-        case "cue" if edition == "enterprise":
-            return CueEventSet(events=[_cue_event(e) for e in value["events"]], urgent=urgent)
+        case "cue" if profile.accepts_cue:
+            return _cue_event_set(value["events"], urgent, profile)
         case "id3v2":
-            frames = [_id3_frame(e) for e in value["events"]]
+            frames = tuple(_id3_frame(e) for e in value["events"])
             _check_tag_size(frames)
-            return Id3EventSet(eventType=_event_type(value, edition), events=frames, urgent=urgent)
+            return Id3EventSet(eventType=_event_type(value, profile), events=frames, urgent=urgent)
         case _:
             raise EventRejected(f"eventFormat is not supported: [{event_format}]")
 
 
-def validate_event_sets(value: Any, edition: Edition) -> list[CueEventSet | Id3EventSet]:
+def validate_event_sets(value: Any, profile: ServerProfile) -> list[CueEventSet | Id3EventSet]:
     """Every element, before any is applied; the first bad one names its index."""
     if not isinstance(value, list) or not value:
         raise EventRejected("events(array) is required")
     validated = []
     for index, element in enumerate(value):
         try:
-            validated.append(validate_event_set(element, edition))
+            validated.append(validate_event_set(element, profile))
         except EventRejected as error:
             raise EventRejected(f"events[{index}]: {error}") from None
     return validated
 
 
-def _cue_event(value: Any) -> CueEvent:
+def _cue_event_set(events: list[Any], urgent: bool | None, profile: ServerProfile) -> CueEventSet:
+    """Enterprise reads every event (the seed); open source reads the first only (reference §2.3)."""
+    if profile.is_enterprise:
+        return CueEventSet(events=tuple(_cue_event(e, profile) for e in events), urgent=urgent)
+    return CueEventSet(events=(_cue_event(events[0], profile),), urgent=urgent)
+
+
+def _cue_event(value: Any, profile: ServerProfile) -> CueEvent:
     if not isinstance(value, dict) or not isinstance(value.get("cueType"), str):
         raise EventRejected("cueType is required in events")
     cue_type = value["cueType"].lower()
@@ -68,6 +76,8 @@ def _cue_event(value: Any) -> CueEvent:
     if cue_type != "out":
         raise EventRejected(f"cueType is not supported: [{value['cueType']}]")
     duration = value.get("duration")
+    if not profile.cue_out_needs_duration and not _is_unsigned(duration):
+        return CueEvent(cueType="out", duration=0)  # open source reads a missing or odd duration as 0: still 200
     if duration is None:
         raise EventRejected("duration(integer, milliseconds) is required for cueType out")
     if isinstance(duration, bool) or not isinstance(duration, int) or not 0 < duration <= MAX_CUE_DURATION_MS:
@@ -75,8 +85,12 @@ def _cue_event(value: Any) -> CueEvent:
     return CueEvent(cueType="out", duration=duration)
 
 
-def _event_type(value: dict[str, Any], edition: Edition) -> Id3EventType:
-    names = ("eventType", "eventTarget") if edition == "enterprise" else ("eventType",)
+def _is_unsigned(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**32  # jsoncpp isUInt()
+
+
+def _event_type(value: dict[str, Any], profile: ServerProfile) -> Id3EventType:
+    names = ("eventType", "eventTarget") if profile.reads_event_target else ("eventType",)
     given: list[str] = []
     for name in names:
         if name in value:
@@ -115,7 +129,7 @@ def _id3_frame(value: Any) -> Id3Frame:
     return Id3Frame(frameType=frame_type, info=info, data=value.get("data"))
 
 
-def _check_tag_size(frames: list[Id3Frame]) -> None:
+def _check_tag_size(frames: tuple[Id3Frame, ...]) -> None:
     size = 10 + sum(
         10 + 2 + len((f.info or "").encode("utf-8")) + len((f.data or "").encode("utf-8")) for f in frames
     )

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from simulator.http.event_validation import Edition
 from simulator.http.limits import HttpLimits
 from simulator.http.server import DEFAULT_ACCESS_TOKEN, DEFAULT_HOST, RunningSimulator, serve_world
 from simulator.world.clock import Clock, SystemClock
+from simulator.world.edition import Edition, server_profile
 from simulator.world.fault_spec import FaultSpec
 from simulator.world.fleet import fleet_worlds
 from simulator.world.scenario import Scenario, load_scenario
@@ -57,6 +57,7 @@ async def start_fleet(
     publisher_ports: Sequence[int] | None = None,
     access_tokens: str | Sequence[str] = DEFAULT_ACCESS_TOKEN,
     editions: Edition | Sequence[Edition] = "enterprise",
+    versions: str | Sequence[str | None] | None = None,
     seed: int = 0,
     clock: Clock | None = None,
     faults: str | FaultSpec | None = None,
@@ -66,7 +67,8 @@ async def start_fleet(
 ) -> RunningFleet:
     """Start an origin and `edges` edges inside the running event loop.
 
-    Ports, tokens and editions are one for every server or a sequence with one per server (origin first);
+    Ports, tokens, editions and versions are one for every server or a sequence with one per server (origin
+    first); a version None is the edition's default (simulator/world/edition.py);
     port 0 (the default) picks a free port. `faults` apply to the origin (its world faults reach the edges
     through the relay: a vanished or stalled origin stream is gone or stalled on every edge).
     `viewers_on_origin` is the share of each stream's audience watching the origin itself (default none).
@@ -80,17 +82,20 @@ async def start_fleet(
                          "access_tokens")
     kinds: list[Edition] = _per_server([editions] * count if isinstance(editions, str) else editions, count,
                                        "editions")
+    releases: list[str | None] = _per_server([versions] * count if versions is None or isinstance(versions, str)
+                                             else versions, count, "versions")
+    profiles = [server_profile(kind, release) for kind, release in zip(kinds, releases, strict=True)]
     clock = clock or SystemClock()
     origin_world = World(scenario if isinstance(scenario, Scenario) else load_scenario(scenario), clock, seed,
-                         viewer_share=viewers_on_origin)
-    worlds = [origin_world, *fleet_worlds(origin_world, edges, seed, viewers_on_origin)]
+                         viewer_share=viewers_on_origin, profile=profiles[0])
+    worlds = [origin_world, *fleet_worlds(origin_world, edges, seed, viewers_on_origin, profiles[1:])]
     limits = (http_limits or HttpLimits()).fitted(listeners=2 * count)
     servers: list[RunningSimulator] = []
     try:
         for index, world in enumerate(worlds):
             servers.append(await serve_world(
                 world, host=host, api_port=api[index], publisher_port=publisher[index], access_token=tokens[index],
-                edition=kinds[index], faults=faults if index == 0 else None, http_limits=limits,
+                faults=faults if index == 0 else None, http_limits=limits,
                 publisher_limits=publisher_limits))
     except BaseException:
         await asyncio.gather(*(server.stop() for server in servers))

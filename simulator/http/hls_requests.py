@@ -1,6 +1,10 @@
 """What a publisher request asks for beyond its path, read defensively: the query string and its
 blocking-reload directives (`_HLS_msn`, `_HLS_part`), and the errors the publisher answers with.
 
+The real server answers every failure of its publisher (no such stream, file or method, a directive it
+cannot use) 404 with an empty body (captures/ome-0.19.0 `playlists/48`; ome-api.md on `llhls_session`);
+the `text` of an HttpError is for the log only.
+
 Numbers are ASCII digits only: `str.isdigit` also accepts superscripts (which `int` then refuses) and
 other scripts' digits (which `int` accepts), so a regular expression decides.
 """
@@ -15,9 +19,9 @@ _NUMBER = re.compile(r"[0-9]{1,12}", re.ASCII)
 
 
 class HttpError(Exception):
-    """An answer other than 200: the status and a one-line plain-text body."""
+    """An answer other than 200 (its body is empty); `text` says why, for the log."""
 
-    def __init__(self, status: int, text: str) -> None:
+    def __init__(self, status: int, text: str = "") -> None:
         super().__init__(text)
         self.status = status
         self.text = text
@@ -43,5 +47,5 @@ def directive(query: dict[str, list[str]], name: str) -> int | None:
     if values is None:
         return None
     if len(values) != 1 or _NUMBER.fullmatch(values[0]) is None:
-        raise HttpError(400, f"{name} must be one non-negative integer")
+        raise HttpError(404, f"{name} must be one non-negative integer")
     return int(values[0])

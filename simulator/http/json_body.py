@@ -1,16 +1,22 @@
-"""Parsing request bodies as the real server's JSON reader reports them (reference §2.2).
+"""Parsing request bodies as the real server's JSON reader reads and reports them (reference §2.2).
 
-Python's reader accepts a few things the rest of the simulator cannot carry (unpaired UTF-16
-surrogates, integers of thousands of digits, NaN): those are refused here as 400s, so that no
-body can reach the validators or the media side in a shape that would crash them.
+Python's C reader takes the common case; whatever it refuses or reads otherwise (a syntax error, a trailing
+comma, a comment, NaN, a number out of range) is read again by `JsonCppReader`, the real server's grammar,
+which accepts what it accepts and reports the error at the byte where the real server does.
+
+A few things no body may carry into the simulator (unpaired UTF-16 surrogates, bytes that are not UTF-8,
+integers of thousands of digits, deep nesting) are refused here as 400s with the simulator's own texts, so
+that no body reaches the validators or the media side in a shape that would crash them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-MAX_NESTING = 64
+from simulator.http.jsoncpp_reader import MAX_NESTING, JsonCppError, JsonCppReader, TooDeep
+
 MAX_INT_DIGITS = 4300
 """Python's default limit for converting digits to an int; longer numbers are refused, not crashed on."""
 
@@ -23,35 +29,66 @@ class _Refused(ValueError):
     pass
 
 
+class _UnpairedSurrogate(JsonBodyError):
+    pass
+
+
+class _ReadAsTheServerDoes(ValueError):
+    """Python's reader would read this body otherwise than the server's: read it with JsonCppReader."""
+
+
 def parse_json_body(body: bytes) -> Any:
-    """The parsed value; an empty body is JSON null, as on the real server."""
+    """The parsed value; no body at all is JSON null, as on the real server."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as error:
         raise JsonBodyError(_located(body[: error.start], "Invalid UTF-8 sequence in request body")) from None
-    if not text.strip():
+    if not body:
         return None
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
-    except json.JSONDecodeError as error:
-        reason = "Syntax error: value, object or array expected." if error.pos == 0 else error.msg
-        raise JsonBodyError(f"* Line {error.lineno}, Column {error.colno}\n  {reason}\n") from None
+        value = json.loads(text, parse_constant=_differs, parse_int=_parse_int, parse_float=_parse_float)
+    except (json.JSONDecodeError, _ReadAsTheServerDoes):
+        value = _read_as_the_server_does(body)
     except RecursionError:
         raise JsonBodyError(_too_deep()) from None
     except _Refused as error:
         raise JsonBodyError(f"{error}\n") from None
-    _check_value(value)
+    try:
+        _check_value(value)
+    except _UnpairedSurrogate:  # Python reads a lone \\ud800 escape; the server may report it
+        value = _read_as_the_server_does(body)
+        _check_value(value)
     return value
 
 
-def _reject_constant(name: str) -> Any:
-    raise _Refused(f"{name} is not a JSON value")
+def _read_as_the_server_does(body: bytes) -> Any:
+    try:
+        return JsonCppReader(body).parse()
+    except JsonCppError as error:
+        raise JsonBodyError(str(error)) from None
+    except TooDeep:
+        raise JsonBodyError(_too_deep()) from None
 
 
-def _parse_int(text: str) -> int:
+def _differs(name: str) -> Any:
+    """NaN, Infinity: not JSON to the server either, which reports where they start."""
+    raise _ReadAsTheServerDoes(name)
+
+
+def _parse_int(text: str) -> int | float:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise _Refused(f"Integer with more than {MAX_INT_DIGITS} digits")
-    return int(text)
+    value = int(text)
+    if not -(2**63) <= value < 2**64:
+        return float(value)  # past 64 bits the server reads a double, as JsonCppReader does
+    return value
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _ReadAsTheServerDoes(text)  # out of range: the server reports the number
+    return value
 
 
 def _located(before: bytes, reason: str) -> str:
@@ -88,4 +125,4 @@ def _check_text(text: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise JsonBodyError("Unpaired UTF-16 surrogate (\\ud800-\\udfff) in a string\n") from None
+        raise _UnpairedSurrogate("Unpaired UTF-16 surrogate (\\ud800-\\udfff) in a string\n") from None

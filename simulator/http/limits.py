@@ -31,9 +31,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import httptools
+from uvicorn.protocols.http import httptools_impl
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from simulator.http.connection import EXTENSION, Connection
+
 _Base = HttpToolsProtocol
+
+# The real server's reason phrase for 207 is "Multi Status" (capture api/34; `http_datastructure.h`); uvicorn
+# writes Python's "Multi-Status". Its status lines are one table read when each reply starts, so the phrase is
+# set there (both ports of the process run this protocol; the publisher never answers 207).
+httptools_impl.STATUS_LINE[207] = b"HTTP/1.1 207 Multi Status\r\n"
 
 log = logging.getLogger("simulator.limits")
 
@@ -111,11 +119,14 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._waiting_since = 0.0
         """Loop time of the connection's start or its latest request's first byte: the one with the earliest
         makes room when the port is full (if it is waiting for its client, not being answered)."""
+        self._connection: Connection | None = None
+        """What the app sees of this connection (connection.py): it hears when it closes."""
 
     # -- connection ----------------------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self._connection = Connection(transport.close)
         self._waiting_since = self._arriving_since = self.loop.time()
         self._watch_deadlines()
         if len(self.connections) > self.limits.max_connections:
@@ -130,6 +141,8 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             self._lingers = False
             _lingering -= 1
         super().connection_lost(exc)
+        if self._connection is not None:
+            self._connection.lost()
 
     def _make_room(self) -> None:
         waiting = [c for c in self.connections if isinstance(c, GuardedHttpProtocol) and c is not self
@@ -193,6 +206,10 @@ class GuardedHttpProtocol(HttpToolsProtocol):
                 self.handle_websocket_upgrade()
             else:
                 self._unsupported_upgrade_warning()
+
+    def on_message_begin(self) -> None:
+        _Base.on_message_begin(self)
+        self.scope["extensions"] = {EXTENSION: {"connection": self._connection}}
 
     def on_headers_complete(self) -> None:
         if len(self.url) > self.limits.max_request_line:  # the whole head is within max_head_bytes already

@@ -9,49 +9,43 @@ from __future__ import annotations
 import hmac
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import unquote_to_bytes
 
 from simulator.http import views
-from simulator.http.asgi import BodyTooLarge, Message, Receive, Request, Scope, Send, header_value, send_bytes
+from simulator.http.api_headers import json_headers, send_json, send_preflight
+from simulator.http.asgi import BodyTooLarge, Headers, Message, Receive, Request, Scope, Send, header_value
 from simulator.http.auth import REALM_HEADER, basic_header, check_authorization
-from simulator.http.event_validation import Edition, EventRejected, validate_event_set, validate_event_sets
+from simulator.http.event_validation import EventRejected, validate_event_set, validate_event_sets
 from simulator.http.json_body import JsonBodyError, parse_json_body
 from simulator.http.openapi import openapi_document
-from simulator.http.wire_json import JSON_CONTENT_TYPE, encode, error_body, ok_body
+from simulator.http.stream_info import stream_info
+from simulator.http.wire_json import encode, error_body, ok_body
+from simulator.world.edition import Edition
 from simulator.world.topology import Stream
 from simulator.world.world import Level, World
 
 log = logging.getLogger("simulator.api")
 
 MAX_BODY_BYTES = 1024 * 1024
-ENTERPRISE_VERSION = {"gitVersion": "v0.20.5.0-1-omesim", "version": "0.20.5.0-1"}
-OSS_VERSION = {"gitVersion": "v0.21.0-omesim", "version": "0.21.0"}
 
 _STATS_PREFIXES = ("/v2/stats/", "/v1/stats/")
-_COMMON_HEADERS = [(b"server", b"OvenMediaEngine")]
-_JSON_HEADERS = [*_COMMON_HEADERS, (b"content-type", JSON_CONTENT_TYPE)]
-_PREFLIGHT_HEADERS = [
-    *_COMMON_HEADERS,
-    (b"access-control-allow-origin", b"*"),
-    (b"access-control-allow-methods", b"OPTIONS, HEAD, GET, POST, PUT, PATCH, DELETE"),
-    (b"access-control-allow-headers", b"Authorization, Content-Type"),
-]
 
 
 def refusal_reply(status: int, text: str) -> tuple[list[tuple[bytes, bytes]], bytes]:
     """A request refused by the port's limits (simulator/http/limits.py), in the API's envelope."""
-    return _JSON_HEADERS, error_body(status, text)
+    body = error_body(status, text)
+    return [h for h in json_headers(len(body)) if h[0] != b"content-length"], body
 
 
 class Reply(Exception):
     """Ends a request early with a status and a body (how every error leaves a handler)."""
 
-    def __init__(self, status: int, body: bytes, extra_headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    def __init__(self, status: int, body: bytes, first_headers: Headers | None = None) -> None:
         super().__init__(status)
         self.status = status
         self.body = body
-        self.extra_headers = extra_headers or []
+        self.first_headers = first_headers or []
 
 
 def _error(status: int, text: str) -> Reply:
@@ -66,6 +60,18 @@ def _path_key(scope: Scope) -> bytes | str:
     return scope.get("raw_path") or str(scope["path"])
 
 
+async def _json_body(request: Request) -> Any:
+    """The request's body parsed as the real server's reader does, before any lookup (reference §2.2)."""
+    try:
+        raw = await request.body(MAX_BODY_BYTES)
+    except BodyTooLarge:
+        raise _error(413, f"Request body is too large (limit {MAX_BODY_BYTES} bytes)") from None
+    try:
+        return parse_json_body(raw)
+    except JsonBodyError as error:
+        raise _error(400, f"[JSON] {error}") from None
+
+
 def _segments(path: str) -> list[str]:
     """Path segments with percent-escapes and raw bytes read as UTF-8 (clients escape odd names)."""
     parts = path.split("/")[1:]
@@ -75,9 +81,10 @@ def _segments(path: str) -> list[str]:
 
 
 class ManagementApi:
-    def __init__(self, world: World, *, access_token: str, edition: Edition = "enterprise") -> None:
+    def __init__(self, world: World, *, access_token: str) -> None:
+        """Plays the edition and version of `world.profile`."""
         self.world = world
-        self.edition: Edition = edition
+        self.profile = world.profile
         self._token = access_token.encode("utf-8")
         self._canonical_header = basic_header(access_token).encode("ascii")
         self._cache: dict[str, bytes] = {}
@@ -86,6 +93,10 @@ class ManagementApi:
         """Whole stats responses by raw path, valid for `_ready_revision` only (the hot path)."""
         self._ready_revision = -1
 
+    @property
+    def edition(self) -> Edition:
+        return self.profile.edition
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
@@ -93,8 +104,7 @@ class ManagementApi:
             return
         request = Request(scope, receive)
         if request.method == "OPTIONS":
-            await send({"type": "http.response.start", "status": 204, "headers": _PREFLIGHT_HEADERS})
-            await send({"type": "http.response.body", "body": b""})
+            await send_preflight(send)
             return
         try:
             problem = check_authorization(request.header(b"authorization"), self._token)
@@ -102,17 +112,16 @@ class ManagementApi:
                 raise Reply(401, error_body(401, problem), [REALM_HEADER])
             status, body = await self._route(request)
         except Reply as reply:
-            status, body = reply.status, reply.body
-            await send_bytes(send, status, body, [*_JSON_HEADERS, *reply.extra_headers])
+            await send_json(send, reply.status, reply.body, reply.first_headers)
             return
         except Exception:
             # A bug, not a client error: still answer in the envelope, never with the framework's body.
             log.exception("unexpected error answering %s %s", request.method, request.path)
-            await send_bytes(send, 500, error_body(500, "Internal Server Error"), _JSON_HEADERS)
+            await send_json(send, 500, error_body(500, "Internal Server Error"))
             return
         if status == 200 and request.method == "GET" and request.path.startswith(_STATS_PREFIXES):
             self._keep_ready(scope, body)
-        await send_bytes(send, status, body, _JSON_HEADERS)
+        await send_json(send, status, body)
 
     async def _send_ready(self, scope: Scope, send: Send) -> bool:
         """Statistics already answered during this world revision, sent again with no parsing or routing.
@@ -137,9 +146,8 @@ class ManagementApi:
         if self._ready_revision != self.world.revision:
             self._ready.clear()  # bounded by what one revision (one tick) is asked for
             self._ready_revision = self.world.revision
-        headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode())]
         self._ready[_path_key(scope)] = (
-            {"type": "http.response.start", "status": 200, "headers": headers},
+            {"type": "http.response.start", "status": 200, "headers": json_headers(len(body))},
             {"type": "http.response.body", "body": body},
         )
 
@@ -154,13 +162,13 @@ class ManagementApi:
             return await self._post(request, rest)
         if request.method != "GET":
             raise _not_found_controller()
-        if version == "v2" and self.edition == "enterprise" and rest[:2] == ["stats", "current"]:
+        if version == "v2" and self.profile.serves_v2_stats and rest[:2] == ["stats", "current"]:
             return 200, self._stats(rest[2:], views.stats_v2)
         if version != "v1":
             raise _not_found_controller()
         match rest:
             case ["version"]:
-                return 200, ok_body(ENTERPRISE_VERSION if self.edition == "enterprise" else OSS_VERSION)
+                return 200, ok_body({"gitVersion": self.profile.git_version, "version": self.profile.version})
             case ["openapi.json"]:
                 return 200, encode(openapi_document(self.edition))
             case ["stats", "current"]:
@@ -171,7 +179,7 @@ class ManagementApi:
                 return 200, ok_body(list(self.world.vhosts))
             case ["vhosts", vhost]:
                 self._vhost(vhost)
-                return 200, ok_body({"name": vhost, "host": {"names": ["*"]}})
+                return 200, ok_body(self._vhost_info(vhost))
             case ["vhosts", vhost, "apps"]:
                 return 200, ok_body(list(self._vhost(vhost).apps))
             case ["vhosts", vhost, "apps", app]:
@@ -183,8 +191,16 @@ class ManagementApi:
             case ["vhosts", vhost, "apps", app, "streams", stream] if ":" not in app:
                 self.world.advance()
                 found = self._stream(vhost, app, stream)
-                return 200, ok_body(views.stream_info(found, self.edition))
+                return 200, ok_body(stream_info(found, self.profile))
         raise _not_found_controller()
+
+    def _vhost_info(self, vhost: str) -> dict[str, Any]:
+        """The virtual host's configuration; open source also echoes its CORS origins and distribution
+        (capture api/18)."""
+        info: dict[str, Any] = {"name": vhost, "host": {"names": ["*"]}}
+        if not self.profile.is_enterprise:
+            info |= {"crossDomains": {"urls": ["*"]}, "distribution": "ovenmediaengine.com"}
+        return info
 
     def _stats(self, path: list[str], render: Callable[[dict[str, Any]], dict[str, Any]]) -> bytes:
         self.world.advance()
@@ -212,7 +228,7 @@ class ManagementApi:
             body = self._cache[key] = build()
         return body
 
-    # -- lookups with the seed's 404 texts ----------------------------------------------------------
+    # -- lookups with the edition's 404 texts -------------------------------------------------------
 
     def _vhost(self, vhost: str) -> Any:
         found = self.world.find_vhost(vhost)
@@ -229,38 +245,48 @@ class ManagementApi:
     def _stream(self, vhost: str, app: str, stream: str) -> Stream:
         found: Stream | None = self._app(vhost, app).streams.get(stream)
         if found is None:
-            raise _error(404, f"Could not find the stream: [{vhost}/{app}/{stream}]")
+            raise _error(404, f"Could not find the stream: [{vhost}/{self._app_name(vhost, app)}/{stream}]")
         return found
+
+    def _app_name(self, vhost: str, app: str) -> str:
+        """How a stream's 404 names its application: the seed's plain name (Enterprise), or the open source
+        server's internal one, `#vhost#app` with any `#` inside a name written `_` (captures api/11, 14, 41, 53)."""
+        if not self.profile.internal_app_names:
+            return app
+        return f"#{vhost.replace('#', '_')}#{app.replace('#', '_')}"
 
     # -- actions --------------------------------------------------------------------------------
 
     async def _post(self, request: Request, rest: list[str]) -> tuple[int, bytes]:
         match rest:
+            case ["vhosts"]:
+                await self._create_vhosts(request)
             case ["vhosts", vhost, "apps", app, "streams", target] if ":" not in app and ":" in target:
                 stream_name, action = target.rsplit(":", 1)
             case _:
                 raise _not_found_controller()
         if action not in ("sendEvent", "sendEvents"):
             raise _not_found_controller()
-        try:
-            raw = await request.body(MAX_BODY_BYTES)
-        except BodyTooLarge:
-            raise _error(413, f"Request body is too large (limit {MAX_BODY_BYTES} bytes)") from None
-        try:
-            value = parse_json_body(raw)
-        except JsonBodyError as error:
-            raise _error(400, f"[JSON] {error}") from None
+        value = await _json_body(request)
         self.world.advance()
         stream = self._stream(vhost, app, stream_name)
         if action == "sendEvent":
             return self._send_event(stream, value)
-        if self.edition == "oss":
+        if self.profile.send_events_multi_status:
             return self._send_events_multi_status(stream, value)
         return self._send_events(stream, value)
 
+    async def _create_vhosts(self, request: Request) -> NoReturn:
+        """`POST /v1/vhosts`: the real server wants an array (capture api/47); the simulator's virtual hosts come
+        from its scenario, so an array is answered as any other write it does not serve (README, "Simulator
+        versus the real server")."""
+        if not isinstance(await _json_body(request), list):
+            raise _error(400, "Request body must be an array")
+        raise _not_found_controller()
+
     def _send_event(self, stream: Stream, value: Any) -> tuple[int, bytes]:
         try:
-            event_set = validate_event_set(value, self.edition)
+            event_set = validate_event_set(value, self.profile)
         except EventRejected as error:
             raise _error(400, str(error)) from None
         self._accept(stream, [(event_set, value)])
@@ -268,7 +294,7 @@ class ManagementApi:
 
     def _send_events(self, stream: Stream, value: Any) -> tuple[int, bytes]:
         try:
-            event_sets = validate_event_sets(value, self.edition)
+            event_sets = validate_event_sets(value, self.profile)
         except EventRejected as error:
             raise _error(400, str(error)) from None
         self._accept(stream, list(zip(event_sets, value, strict=True)))
@@ -282,7 +308,7 @@ class ManagementApi:
         statuses: set[int] = set()
         for element in value:
             try:
-                event_set = validate_event_set(element, self.edition)
+                event_set = validate_event_set(element, self.profile)
             except EventRejected as error:
                 results.append({"message": str(error), "statusCode": 400})
                 statuses.add(400)

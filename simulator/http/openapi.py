@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from simulator.http.event_validation import Edition
+from simulator.world.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 
 _TIME = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$"}
 _INT = {"type": "integer", "minimum": 0}

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 import uvicorn
 
 from simulator.http.asgi import ASGIApp
-from simulator.http.event_validation import Edition
 from simulator.http.faults import FaultInjector, install_faults
 from simulator.http.limits import ErrorRenderer, GuardedHttpProtocol, HttpLimits, protocol_factory
 from simulator.http.management import ManagementApi, refusal_reply
 from simulator.world.clock import Clock, SystemClock
+from simulator.world.edition import Edition, server_profile
 from simulator.world.fault_spec import FaultSpec, fault_spec_from_table
 from simulator.world.scenario import Scenario, load_scenario
 from simulator.world.world import World
@@ -100,7 +100,8 @@ def _url(sock: socket.socket) -> str:
 async def _serve(app: ASGIApp, sock: socket.socket, name: str, limits: HttpLimits,
                  render_error: ErrorRenderer) -> tuple[uvicorn.Server, asyncio.Task[None]]:
     config = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, loop="none",
-                            server_header=False, ws="none", http=protocol_factory(limits, render_error),
+                            server_header=False, date_header=False,  # the real server sends neither
+                            ws="none", http=protocol_factory(limits, render_error),
                             timeout_keep_alive=limits.keep_alive_timeout)  # type: ignore[arg-type]  # used as a float
     server = _QuietServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name=name)
@@ -126,6 +127,7 @@ async def start_simulator(
     access_token: str = DEFAULT_ACCESS_TOKEN,
     seed: int = 0,
     edition: Edition = "enterprise",
+    version: str | None = None,
     clock: Clock | None = None,
     faults: str | FaultSpec | None = None,
     http_limits: HttpLimits | None = None,
@@ -133,14 +135,18 @@ async def start_simulator(
 ) -> RunningSimulator:
     """Start the simulator inside the running event loop; port 0 picks a free port.
 
+    `edition` and `version` choose the server played (simulator/world/edition.py; the version defaults to the
+    edition's newest; an unknown one raises UnknownVersion before anything starts).
     `http_limits` bound what a client may send on both ports (request size, deadlines, connections);
     `publisher_limits` bound the publisher's memory and viewer sessions. The defaults are the README's.
     """
+    profile = server_profile(edition, version)
     clock = clock or SystemClock()
-    world = World(scenario if isinstance(scenario, Scenario) else load_scenario(scenario), clock, seed)
+    world = World(scenario if isinstance(scenario, Scenario) else load_scenario(scenario), clock, seed,
+                  profile=profile)
     limits = (http_limits or HttpLimits()).fitted(listeners=2)
     return await serve_world(world, host=host, api_port=api_port, publisher_port=publisher_port,
-                             access_token=access_token, edition=edition, faults=faults, http_limits=limits,
+                             access_token=access_token, faults=faults, http_limits=limits,
                              publisher_limits=publisher_limits)
 
 
@@ -151,13 +157,13 @@ async def serve_world(
     api_port: int,
     publisher_port: int,
     access_token: str,
-    edition: Edition,
     faults: str | FaultSpec | None,
     http_limits: HttpLimits,
     publisher_limits: PublisherLimits | None,
 ) -> RunningSimulator:
-    """Both listeners of one server over an existing world (the fleet starts several in one process)."""
-    api = ManagementApi(world, access_token=access_token, edition=edition)
+    """Both listeners of one server over an existing world (the fleet starts several in one process);
+    the world's profile is the edition and version both listeners play."""
+    api = ManagementApi(world, access_token=access_token)
     injector = None
     if faults is not None or world.scenario.faults:  # a SPEC string goes over the scenario's [faults] table
         spec = faults if isinstance(faults, FaultSpec) else fault_spec_from_table(world.scenario.faults, faults or "")

@@ -13,6 +13,7 @@ from simulator.media.asset import Asset
 from simulator.media.model import AUDIO_TIMESCALE, VIDEO_TIMESCALE, Id3Placement, MediaSample, TrackKind
 
 EMSG_SCHEME = "https://aomedia.org/emsg/ID3"
+EMSG_TIMESCALE = 1000
 EMSG_VALUE = "OvenMediaEngine"
 TRACK_ID = 1
 _MATRIX = struct.pack(">9I", 0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000)
@@ -82,11 +83,13 @@ def _mp4a(asset: Asset) -> bytes:
                bytes(4), struct.pack(">I", AUDIO_TIMESCALE << 16), full_box(b"esds", 0, 0, es))
 
 
-def emsg(placement: Id3Placement, track: TrackKind) -> bytes:
-    """One emsg v1 carrying the placement's ID3 tag, timed in the track's timescale."""
-    scale = timescale(track)
-    presentation = placement.media_time * scale // VIDEO_TIMESCALE
-    return full_box(b"emsg", 1, 0, struct.pack(">IQII", scale, presentation, 0xFFFFFFFF, placement.event_seq),
+def emsg(placement: Id3Placement) -> bytes:
+    """One emsg v1 carrying the placement's ID3 tag, timed in milliseconds: the real server's emsg takes
+    the data track's timescale, 1000 (captures/ome-0.19.0 `markers/id3_emsg_part.json`), whatever the
+    media track's."""
+    presentation = placement.media_time * EMSG_TIMESCALE // VIDEO_TIMESCALE
+    return full_box(b"emsg", 1, 0, struct.pack(">IQII", EMSG_TIMESCALE, presentation, 0xFFFFFFFF,
+                                               placement.event_seq),
                     EMSG_SCHEME.encode() + b"\x00", EMSG_VALUE.encode() + b"\x00", placement.tag)
 
 
@@ -105,5 +108,5 @@ def fragment(sequence: int, samples: Sequence[MediaSample], id3: Iterable[Id3Pla
     trun = full_box(b"trun", 0, 0x000701, struct.pack(">Ii", len(samples), moof_size + 8), entries)
     moof = box(b"moof", mfhd, box(b"traf", tfhd, tfdt, trun))
     mdat = box(b"mdat", *(s.data for s in samples))
-    boxes = [emsg(p, track) for p in id3 if track in p.tracks]
+    boxes = [emsg(p) for p in id3 if track in p.tracks]
     return b"".join(boxes) + moof + mdat

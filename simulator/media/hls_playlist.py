@@ -149,6 +149,8 @@ class TsVariant:
     """RFC 6381 list, e.g. from `codecs_attribute`."""
     resolution: tuple[int, int] | None = None
     frame_rate: float | None = None
+    average_bandwidth: int | None = None
+    """AVERAGE-BANDWIDTH, written after BANDWIDTH when known (the captured 0.19.0 writes the input's rate)."""
 
 
 def render_multivariant_playlist(variants: Sequence[TsVariant], *, uri_query: str = "") -> str:
@@ -162,6 +164,8 @@ def render_multivariant_playlist(variants: Sequence[TsVariant], *, uri_query: st
         if variant.bandwidth <= 0:
             raise ValueError(f"bandwidth must be > 0, got {variant.bandwidth}")
         attributes = [f"BANDWIDTH={variant.bandwidth}"]
+        if variant.average_bandwidth is not None:
+            attributes.append(f"AVERAGE-BANDWIDTH={variant.average_bandwidth}")
         if variant.resolution is not None:
             attributes.append(f"RESOLUTION={variant.resolution[0]}x{variant.resolution[1]}")
         if variant.frame_rate is not None:

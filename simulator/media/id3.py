@@ -1,12 +1,12 @@
-"""One ID3v2.4 tag per accepted id3v2 event set, built from mutagen's frames (no padding), cached by content.
+"""One ID3v2.4 tag per accepted id3v2 event set, written byte for byte as the real server writes it (no
+padding), cached by content.
 
-Frames: TXXX (info = description, data = value), any other T*** text frame (data), PRIV
-(info = owner, data = the UTF-8 bytes of the text). Text is UTF-8 (encoding 3), which v2.4 allows.
-
-The tag is assembled here from each frame's own mutagen serialisation rather than with `ID3.add` /
-`ID3.save`, because the real server writes every frame it is sent, one frame each, in order:
-`ID3.add` keeps one frame per key (a second TIT2, or a second TXXX with the same description,
-replaced the first) and `save` leaves out a text frame whose text is empty.
+Frames, one per event sent, in order (a second TIT2, or a second TXXX with one description, is a frame
+of its own, and an empty text is written too): TXXX (info = description, data = value) is 0x03 (UTF-8),
+the description, 0x00, the value; any other T*** text frame is 0x03 then its text; PRIV (info = owner,
+data = the UTF-8 bytes of the text) is the owner, 0x00, the data. No text ends with a NUL
+(captures/ome-0.19.0 `markers/id3_emsg_part.json`, ome-api.md), unlike mutagen's own writer, which
+appends one. The frame header is the id, a syncsafe size and two zero flag bytes.
 """
 
 from __future__ import annotations
@@ -14,11 +14,8 @@ from __future__ import annotations
 import functools
 import logging
 
-from mutagen.id3 import PRIV, TXXX, Frame, Frames, TextFrame
-from mutagen.id3._util import BitPaddedInt, ID3SaveConfig
-
-from omeconsole.api.wire import Id3EventSet
 from simulator.media.model import TrackKind
+from simulator.world.wire import Id3EventSet
 
 log = logging.getLogger("simulator.media.id3")
 
@@ -27,7 +24,6 @@ _TRACKS: dict[str, frozenset[TrackKind]] = {
     "audio": frozenset({"audio"}),
     "event": frozenset({"video", "audio"}),
 }
-_V24 = ID3SaveConfig(4)  # type: ignore[no-untyped-call]
 
 
 def id3_tracks(event_set: Id3EventSet) -> frozenset[TrackKind]:
@@ -54,24 +50,22 @@ def _build(frames: tuple[tuple[str, str | None, str | None], ...]) -> bytes:
 
 
 def _frame_bytes(frame_type: str, info: str | None, data: str | None) -> bytes:
-    """Frame header (id, syncsafe size, no flags) + mutagen's v2.4 serialisation of the frame."""
-    payload: bytes = _frame(frame_type, info, data)._writeData(_V24)  # type: ignore[no-untyped-call]
+    """Frame header (id, syncsafe size, no flags) + the payload."""
+    payload = _payload(frame_type, info or "", data or "")
     return frame_type.encode("ascii") + _syncsafe(len(payload)) + b"\x00\x00" + payload
 
 
 def _syncsafe(size: int) -> bytes:
-    encoded: bytes = BitPaddedInt.to_str(size, bits=7, width=4)
-    return encoded
+    if size >= 1 << 28:
+        raise ValueError("an ID3 frame of 256 MiB or more")
+    return bytes((size >> shift) & 0x7F for shift in (21, 14, 7, 0))
 
 
-def _frame(frame_type: str, info: str | None, data: str | None) -> Frame:
+def _payload(frame_type: str, info: str, data: str) -> bytes:
     if frame_type == "TXXX":
-        return TXXX(encoding=3, desc=info or "", text=[data or ""])  # type: ignore[no-untyped-call]
-    if frame_type == "PRIV":
-        return PRIV(owner=info or "", data=(data or "").encode("utf-8"))  # type: ignore[no-untyped-call]
+        return b"\x03" + info.encode("utf-8") + b"\x00" + data.encode("utf-8")
+    if frame_type == "PRIV":  # the owner identifier is ISO-8859-1 (ID3v2.4 4.27)
+        return info.encode("latin-1") + b"\x00" + data.encode("utf-8")
     if not frame_type.startswith("T"):
         raise ValueError(f"unsupported ID3 frame type {frame_type!r}")
-    # Text frames mutagen does not name (any T*** the API accepts) get a plain text-frame class.
-    frame_class = Frames.get(frame_type) or type(frame_type, (TextFrame,), {})
-    frame: Frame = frame_class(encoding=3, text=[data or ""])
-    return frame
+    return b"\x03" + data.encode("utf-8")

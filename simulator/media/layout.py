@@ -8,9 +8,10 @@ every segment start, in whole access units, never longer than PART-TARGET (the l
 - video: below one keyframe interval, the interval is split into the fewest nearly equal whole-frame
   parts (0.5 s: 15 + 15 frames; 0.3 s: 8 + 8 + 7 + 7), so every keyframe starts a part and no part is
   shorter than 85 % of the longest; from one interval up, whole intervals;
-- audio: as many whole AAC frames as fit PART-TARGET (0.5 s: 23 frames, 0.490667 s), the real server's
-  rule; the last part of a segment holds what is left. Every AAC frame is independent, so every audio
-  part is an independent part.
+- audio: as many whole AAC frames as fit PART-TARGET (0.5 s: 23 frames, 0.490667 s), or, as the captured
+  0.19.0 cuts them (`audio_parts_cross_target`), up to the frame that reaches it (24 frames, 0.512 s); the
+  last part of a segment holds what is left. Every AAC frame is independent, so every audio part is an
+  independent part.
 """
 
 from __future__ import annotations
@@ -73,7 +74,9 @@ class Layout:
     """As configured (the marker rule uses it)."""
 
     @classmethod
-    def from_settings(cls, settings: MediaSettings) -> Layout:
+    def from_settings(cls, settings: MediaSettings, *, audio_parts_cross_target: bool = False) -> Layout:
+        """`audio_parts_cross_target`: an audio part ends on the AAC frame that reaches PART-TARGET (the captured
+        0.19.0: 22 frames at 44.1 kHz, 0.511 s) rather than on the last one that fits in it."""
         keyframe_frames = max(1, round(settings.keyframe_interval * VIDEO_TIMESCALE / FRAME_TICKS))
         segment_frames = keyframe_frames * max(1, round(settings.segment_duration / settings.keyframe_interval))
         wanted = max(1, int(settings.part_target * VIDEO_TIMESCALE / FRAME_TICKS + 1e-9))
@@ -83,7 +86,8 @@ class Layout:
         else:
             pattern = [min(segment_frames, keyframe_frames * (wanted // keyframe_frames))]
         video = TrackGrid(FRAME_TICKS, tuple(frames * FRAME_TICKS for frames in pattern), False)
-        audio_frames = max(1, video.part_ticks // AUDIO_FRAME_TICKS_90K)
+        audio_frames = max(1, (-(-video.part_ticks // AUDIO_FRAME_TICKS_90K) if audio_parts_cross_target
+                               else video.part_ticks // AUDIO_FRAME_TICKS_90K))
         audio = TrackGrid(AUDIO_FRAME_TICKS_90K, (audio_frames * AUDIO_FRAME_TICKS_90K,), True)
         return cls(keyframe_frames * FRAME_TICKS, segment_frames * FRAME_TICKS, video, audio,
                    settings.segment_count, settings.segment_duration)

@@ -16,12 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from simulator.media import fmp4, hls_playlist, llhls_playlist
-from simulator.media.asset import LOOP_TICKS, load_asset
+from simulator.media.asset import FRAME_TICKS, LOOP_TICKS, Asset, load_asset
 from simulator.media.cache import ByteCache
 from simulator.media.layout import Layout
 from simulator.media.model import VIDEO_TIMESCALE, TrackKind
 from simulator.media.mpegts import package_ts_segment
 from simulator.media.timeline import Snapshot, StreamTimeline
+from simulator.world.edition import ENTERPRISE, ServerProfile
 from simulator.world.events import EventLog
 
 log = logging.getLogger("simulator.media")
@@ -46,10 +47,15 @@ def stream_key(vhost: str, app: str, stream: str, created_ms: int) -> str:
 
 class LiveMedia:
     def __init__(self, layout: Layout, vhost: str, app: str, stream: str, created_ms: int, events: EventLog,
-                 cache: ByteCache | None = None) -> None:
-        """`cache`: where its media bytes are kept (the publisher's, shared by every stream), else its own."""
+                 cache: ByteCache | None = None, profile: ServerProfile = ENTERPRISE,
+                 input_bps: int | None = None) -> None:
+        """`cache`: where its media bytes are kept (the publisher's, shared by every stream), else its own;
+        `profile`: the server played (its cue cuts, marker tags and playlist layout); `input_bps`: the
+        stream's input bitrate, which the captured layout's BANDWIDTH states."""
         self.layout = layout
-        self.timeline = StreamTimeline(layout, created_ms, events)
+        self.profile = profile
+        self.path = f"/{app}/{stream}/"
+        self.timeline = StreamTimeline(layout, created_ms, events, profile)
         self.key = stream_key(vhost, app, stream, created_ms)
         self.identity = (vhost, app, stream, created_ms)
         """Names this life of the stream in the shared cache."""
@@ -63,6 +69,7 @@ class LiveMedia:
         self._logged = 0
         loop_bytes = sum(map(len, self.asset.video_frames)) + sum(map(len, self.asset.audio_frames))
         self.bandwidth = round(loop_bytes * 8 / (LOOP_TICKS / VIDEO_TIMESCALE) * 1.25)
+        self.input_bps = input_bps if input_bps and input_bps > 0 else self.bandwidth
 
     # -- the live edge ---------------------------------------------------------------------------
 
@@ -108,19 +115,29 @@ class LiveMedia:
         return cached[1]
 
     def llhls_multivariant(self) -> Body:
-        text = llhls_playlist.multivariant(
-            self.key, codecs=(self.asset.video_codec, self.asset.audio_codec),
-            resolution=(self.asset.width, self.asset.height), bandwidth=self.bandwidth)
+        codecs = (self.asset.video_codec, self.asset.audio_codec)
+        resolution = (self.asset.width, self.asset.height)
+        if self.profile.captured_playlists:
+            text = llhls_playlist.captured_multivariant(self.path, self.key, codecs=codecs, resolution=resolution,
+                                                        bandwidth=self.input_bps, channels=self.asset.channels)
+        else:
+            text = llhls_playlist.multivariant(self.key, codecs=codecs, resolution=resolution,
+                                               bandwidth=self.bandwidth)
         return Body(text.encode(), gzip.compress(text.encode(), mtime=0))
 
     def chunklist(self, track: TrackKind, now_ms: int) -> Body:
-        return self._playlist(f"chunklist-{track}", now_ms, track,
-                              lambda snap: llhls_playlist.chunklist(snap, self.layout, track, self.key))
+        return self._playlist(f"chunklist-{track}", now_ms, track, lambda snap: llhls_playlist.chunklist(
+            snap, self.layout, track, self.key, captured=self.profile.captured_playlists))
 
     def ts_multivariant(self) -> Body:
-        variant = hls_playlist.TsVariant(
-            self.key, self.bandwidth, hls_playlist.codecs_attribute(self.asset.sps, self.asset.audio_specific_config),
-            (self.asset.width, self.asset.height), 30.0)
+        codecs = hls_playlist.codecs_attribute(self.asset.sps, self.asset.audio_specific_config)
+        if self.profile.captured_playlists:  # the input's average, and its peak by the loop's own peak/average
+            variant = hls_playlist.TsVariant(self.key, round(self.input_bps * _peak_ratio(self.asset)), codecs,
+                                             (self.asset.width, self.asset.height), 30.0,
+                                             average_bandwidth=self.input_bps)
+        else:
+            variant = hls_playlist.TsVariant(self.key, self.bandwidth, codecs, (self.asset.width, self.asset.height),
+                                             30.0)
         text = hls_playlist.render_multivariant_playlist([variant]).encode()
         return Body(text, gzip.compress(text, mtime=0))
 
@@ -178,3 +195,14 @@ class LiveMedia:
 
     def _cached(self, key: tuple[object, ...], build: Callable[[], bytes]) -> bytes:
         return self._cache.get(self.identity, key, build)
+
+
+def _peak_ratio(asset: Asset) -> float:
+    """The loop's busiest second (its video frames, with the audio's average) over its average rate."""
+    per_second = round(VIDEO_TIMESCALE / FRAME_TICKS)
+    sizes = [len(frame) for frame in asset.video_frames]
+    audio_per_second = sum(map(len, asset.audio_frames)) / (LOOP_TICKS / VIDEO_TIMESCALE)
+    seconds = max(1, len(sizes) // per_second)
+    windows = [sum(sizes[at * per_second:(at + 1) * per_second]) for at in range(seconds)]
+    average = sum(sizes) / (len(sizes) / per_second) + audio_per_second
+    return (max(windows) + audio_per_second) / average

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from simulator.media.hls_playlist import cue_tag_line, daterange_line
 from simulator.media.layout import Layout
-from simulator.media.model import DateRange, Segment, TrackKind
+from simulator.media.model import VIDEO_TIMESCALE, DateRange, Segment, TrackKind
 from simulator.media.timeline import Snapshot
 from simulator.world.timefmt import iso8601_ms
 
@@ -87,17 +87,45 @@ def multivariant(key: str, *, codecs: tuple[str, str], resolution: tuple[int, in
     ]) + "\n"
 
 
-def chunklist(snapshot: Snapshot, layout: Layout, track: TrackKind, key: str) -> str:
+def captured_multivariant(path: str, key: str, *, codecs: tuple[str, str], resolution: tuple[int, int],
+                          bandwidth: int, channels: int) -> str:
+    """`llhls.m3u8` as the captured 0.19.0 writes it: chunklist URIs absolute (`path` is `/{app}/{stream}/`),
+    the audio rendition `bypass_audio` / `Audio_1` with its CHANNELS, two empty lines before the variant,
+    whose BANDWIDTH is the input's bitrate."""
+    video_codec, audio_codec = codecs
+    return "\n".join([
+        "#EXTM3U",
+        "#EXT-X-VERSION:6",
+        "#EXT-X-INDEPENDENT-SEGMENTS",
+        f'#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="bypass_audio",NAME="Audio_1",DEFAULT=YES,AUTOSELECT=YES,'
+        f'CHANNELS="{channels}",URI="{path}{chunklist_name("audio", key)}"',
+        "",
+        "",
+        f"#EXT-X-STREAM-INF:BANDWIDTH={bandwidth},RESOLUTION={resolution[0]}x{resolution[1]},"
+        f'FRAME-RATE=30.000,CODECS="{video_codec},{audio_codec}",AUDIO="bypass_audio"',
+        path + chunklist_name("video", key),
+    ]) + "\n"
+
+
+def chunklist(snapshot: Snapshot, layout: Layout, track: TrackKind, key: str, *, captured: bool = False) -> str:
     """One track's media playlist at its snapshot (OME tag order; the other track as rendition report).
     Every part and segment states its own duration, which is the media's: audio parts of whole AAC
-    frames are a little shorter than video parts, and an audio segment a little shorter or longer."""
+    frames are a little shorter than video parts, and an audio segment a little shorter or longer.
+
+    `captured`: as the captured 0.19.0 writes it: each track's PART-TARGET its own longest part, PART-HOLD-BACK
+    three times the longest of either track (the same in both chunklists), and no RENDITION-REPORT."""
     window = snapshot.window
+    hold_back = 3 * layout.part_target
+    part_target = layout.part_target
+    if captured:
+        part_target = layout.grid(track).part_ticks / VIDEO_TIMESCALE
+        hold_back = 3 * max(layout.video.part_ticks, layout.audio.part_ticks) / VIDEO_TIMESCALE
     lines = [
         "#EXTM3U",
         "#EXT-X-VERSION:6",
         f"#EXT-X-TARGETDURATION:{layout.target_duration}",
-        f"#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK={3 * layout.part_target:.6f}",
-        f"#EXT-X-PART-INF:PART-TARGET={layout.part_target:.6f}",
+        f"#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK={hold_back:.6f}",
+        f"#EXT-X-PART-INF:PART-TARGET={part_target:.6f}",
         f"#EXT-X-MEDIA-SEQUENCE:{window[0].msn if window else snapshot.hint[0]}",
         f'#EXT-X-MAP:URI="{init_name(track, key)}"',
     ]
@@ -108,7 +136,7 @@ def chunklist(snapshot: Snapshot, layout: Layout, track: TrackKind, key: str) ->
         lines.extend(_segment_lines(segment, track, key, segment.msn in with_parts))
     lines.append(f'#EXT-X-PRELOAD-HINT:TYPE=PART,URI="{part_name(track, key, *snapshot.hint)}"')
     other: TrackKind = "audio" if track == "video" else "video"
-    if snapshot.report[0] >= 0:
+    if snapshot.report[0] >= 0 and not captured:
         lines.append(f'#EXT-X-RENDITION-REPORT:URI="{chunklist_name(other, key)}",'
                      f"LAST-MSN={snapshot.report[0]},LAST-PART={snapshot.report[1]}")
     return "\n".join(lines) + "\n"

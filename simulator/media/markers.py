@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from threefive.encode import Cue, SpliceInsert
 
-from omeconsole.api.wire import CueEventSet
 from simulator.media.model import VIDEO_TIMESCALE
 from simulator.world.events import AcceptedEvent
+from simulator.world.wire import CueEventSet
 
 PTS_MODULO = 1 << 33
 EVENT_ID_MODULO = 1 << 32
@@ -40,6 +40,11 @@ class Break:
     @property
     def daterange_id(self) -> str:
         return f"splice-{self.event_seq}"
+
+    @property
+    def planned_end(self) -> int:
+        """90 kHz media time at which the break would end by itself."""
+        return self.out_time + self.planned_ms * (VIDEO_TIMESCALE // 1000)
 
     @property
     def duration_ms(self) -> int:
@@ -65,9 +70,14 @@ def splice_time(request: int, keyframe_ticks: int) -> int:
 
 
 def plan_breaks(
-    events: Iterable[AcceptedEvent], created_ms: int, *, keyframe_ticks: int, segment_duration: float
+    events: Iterable[AcceptedEvent], created_ms: int, *, keyframe_ticks: int, segment_duration: float,
+    frame_ticks: int | None = None,
 ) -> tuple[tuple[Break, ...], tuple[Rejection, ...]]:
-    """Every break the stream's cue events make, in order, and the cues refused by the rules."""
+    """Every break the stream's cue events make, in order, and the cues refused by the rules.
+
+    With `frame_ticks` (open source 0.18-0.20, cue_cuts.py) a cue takes effect at the request itself, at the
+    start of the frame it falls in, and a break returns by itself exactly at its planned end; otherwise
+    (Enterprise) on keyframes, the splice one keyframe interval after the request."""
     breaks: list[Break] = []
     rejected: list[Rejection] = []
     minimum_ms = 1.5 * segment_duration * 1000
@@ -75,7 +85,7 @@ def plan_breaks(
         if not isinstance(event.event_set, CueEventSet):
             continue
         request = media_ticks(event.accepted_ms, created_ms)
-        splice = splice_time(request, keyframe_ticks)
+        splice = splice_time(request, keyframe_ticks) if frame_ticks is None else request // frame_ticks * frame_ticks
         for index, cue in enumerate(event.event_set.events):
             current = breaks[-1] if breaks and breaks[-1].in_time > request else None
             reason = None
@@ -87,7 +97,7 @@ def plan_breaks(
                     reason = f"an out's duration must exceed 1.5 x segment duration ({minimum_ms:.0f} ms)"
                 else:
                     ends = splice + planned * (VIDEO_TIMESCALE // 1000)
-                    in_time = -(-ends // keyframe_ticks) * keyframe_ticks
+                    in_time = ends if frame_ticks is not None else -(-ends // keyframe_ticks) * keyframe_ticks
                     breaks.append(Break(event.seq, request, splice, in_time, planned))
             elif not breaks:
                 reason = "first marker must be an out"

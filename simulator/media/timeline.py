@@ -16,12 +16,15 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from omeconsole.api.wire import Id3EventSet
+from simulator.media.asset import FRAME_TICKS
+from simulator.media.cue_cuts import CueSegmentation, Cut
 from simulator.media.id3 import build_tag, id3_tracks
 from simulator.media.layout import Layout
 from simulator.media.markers import Break, Rejection, media_ticks, plan_breaks, scte35_in, scte35_out
 from simulator.media.model import VIDEO_TIMESCALE, CueTag, DateRange, Id3Placement, Part, Segment, TrackKind
+from simulator.world.edition import ENTERPRISE, ServerProfile
 from simulator.world.events import EventLog
+from simulator.world.wire import Id3EventSet
 
 TICKS_PER_MS = VIDEO_TIMESCALE // 1000
 
@@ -36,6 +39,8 @@ class Plan:
     id3: tuple[Id3Placement, ...]
     cuts: tuple[int, ...]
     """Segment boundaries added by splices (off the regular grid), sorted."""
+    segmentation: CueSegmentation | None = None
+    """Open source 0.18-0.20: the boundaries their cue cuts make (cue_cuts.py), instead of `cuts`."""
 
 
 @dataclass(frozen=True)
@@ -69,10 +74,11 @@ class Snapshot:
 class StreamTimeline:
     """The timeline of one stream; holds only its derived plan, keyed by how many events it has seen."""
 
-    def __init__(self, layout: Layout, created_ms: int, events: EventLog) -> None:
+    def __init__(self, layout: Layout, created_ms: int, events: EventLog, profile: ServerProfile = ENTERPRISE) -> None:
         self.layout = layout
         self.created_ms = created_ms
         self.events = events
+        self.profile = profile
         self._plan = Plan(-1, (), (), (), ())
 
     def plan(self) -> Plan:
@@ -83,16 +89,28 @@ class StreamTimeline:
 
     def _make_plan(self, count: int) -> Plan:
         events = self.events.events[:count]
+        cut_at_cue = self.profile.cuts_segment_at_cue
         breaks, rejections = plan_breaks(events, self.created_ms, keyframe_ticks=self.layout.keyframe_ticks,
-                                         segment_duration=self.layout.segment_duration)
+                                         segment_duration=self.layout.segment_duration,
+                                         frame_ticks=FRAME_TICKS if cut_at_cue else None)
         placements = tuple(
             Id3Placement(e.seq, media_ticks(e.accepted_ms, self.created_ms), tag, id3_tracks(e.event_set))
             for e in events if isinstance(e.event_set, Id3EventSet)
             if (tag := build_tag(e.event_set)) is not None  # None: cannot be encoded (logged), left out
         )
+        if cut_at_cue:
+            return Plan(count, breaks, rejections, placements, (), self._cue_segmentation(breaks))
         seg = self.layout.segment_ticks
         cuts = sorted({t for b in breaks for t in (b.out_time, b.in_time) if t % seg})
         return Plan(count, breaks, rejections, placements, tuple(cuts))
+
+    def _cue_segmentation(self, breaks: tuple[Break, ...]) -> CueSegmentation:
+        cuts = [Cut(b.out_time, "out") for b in breaks]
+        cuts += [Cut(b.in_time, "in") for b in breaks if b.in_time < b.planned_end]
+        cuts += [Cut(b.planned_end, "return") for b in breaks]
+        layout = self.layout
+        return CueSegmentation(cuts, segment_ticks=layout.segment_ticks, keyframe_ticks=layout.keyframe_ticks,
+                               part_ticks=layout.grid("video").part_ticks)
 
     # -- time ------------------------------------------------------------------------------------
 
@@ -107,6 +125,9 @@ class StreamTimeline:
 
     def boundary(self, msn: int) -> int:
         """Start of segment `msn`: the msn-th point of the grid merged with the splice cuts."""
+        segmentation = self.plan().segmentation
+        if segmentation is not None:
+            return segmentation.boundary(msn)
         seg = self.layout.segment_ticks
         used = 0
         for cut in self.plan().cuts:
@@ -124,8 +145,11 @@ class StreamTimeline:
 
     def msn_at(self, ticks: int, track: TrackKind = "video") -> int:
         """The segment of `track` in progress at media time `ticks`."""
-        cuts = self.plan().cuts
-        msn = ticks // self.layout.segment_ticks + bisect.bisect_right(cuts, ticks)
+        plan = self.plan()
+        if plan.segmentation is not None:
+            msn = plan.segmentation.msn_at(ticks)
+        else:
+            msn = ticks // self.layout.segment_ticks + bisect.bisect_right(plan.cuts, ticks)
         return msn - 1 if ticks < self.track_boundary(msn, track) else msn
 
     def part_bounds(self, msn: int, index: int, track: TrackKind = "video") -> tuple[int, int] | None:
@@ -181,11 +205,12 @@ class StreamTimeline:
             parts.append(Part(msn, len(parts), part_start, part_end, independent))
             part_start = part_end
         stream_start, stream_end = self.boundary(msn), self.boundary(msn + 1)
+        tags = self.profile.writes_marker_tags
         return Segment(
             msn=msn, start=start, end=end, start_wall_ms=self.created_ms + start // TICKS_PER_MS,
             parts=tuple(parts), complete=end <= now_ticks,
-            cues=self._cues(plan.breaks, stream_start),
-            dateranges=self._dateranges(plan.breaks, stream_start, stream_end),
+            cues=self._cues(plan.breaks, stream_start) if tags else (),
+            dateranges=self._dateranges(plan.breaks, stream_start, stream_end) if tags else (),
             id3=tuple(p for p in plan.id3 if stream_start <= p.media_time < stream_end),
         )
 
@@ -224,7 +249,7 @@ class StreamTimeline:
         window_start_ticks = self.boundary(first)
         older_msns = sorted({
             msn
-            for b in plan.breaks if b.in_time > window_start_ticks
+            for b in plan.breaks if b.in_time > window_start_ticks and self.profile.writes_marker_tags
             for msn in (self.msn_at(b.requested), self.msn_at(b.in_time))
             if msn < first and b.requested < now
         })

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from omeconsole.api.wire import CueEventSet, Id3EventSet
+from simulator.world.wire import CueEventSet, Id3EventSet
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,12 @@ sent to the origin appear in the edges' playlists too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
+from simulator.world.edition import ServerProfile
 from simulator.world.scenario import AppSpec, Scenario, StreamSpec, TrafficSettings, VhostSpec
 from simulator.world.topology import Stream
 from simulator.world.world import World
@@ -106,13 +109,15 @@ class EdgeLink:
         origin.refresh_connections(now_ms)
 
 
-def fleet_worlds(origin: World, edges: int, seed: int, viewers_on_origin: float = 0.0) -> list[World]:
+def fleet_worlds(origin: World, edges: int, seed: int, viewers_on_origin: float = 0.0,
+                 profiles: Sequence[ServerProfile] | None = None) -> list[World]:
     """`edges` edge worlds linked to `origin` (built with `viewer_share=viewers_on_origin`), each with its
-    own seed and an equal share of every stream's audience."""
+    own seed and an equal share of every stream's audience; `profiles` (one per edge) default to the origin's."""
     worlds = []
     for index in range(1, edges + 1):
+        profile = profiles[index - 1] if profiles is not None else origin.profile
         edge = World(edge_scenario(origin.scenario, index), origin.clock, seed + index, start_ms=origin.start_ms,
-                     ovt_viewers=False)
+                     ovt_viewers=False, profile=profile)
         EdgeLink(origin, edge, (1.0 - viewers_on_origin) / edges)
         worlds.append(edge)
     return worlds

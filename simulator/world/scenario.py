@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from omeconsole.api.wire import PROVIDER_PROTOCOLS
+from simulator.world.wire import PROVIDER_PROTOCOLS
 
 BUILTIN_SCENARIOS = ("demo", "scale", "empty")
 

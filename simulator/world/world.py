@@ -14,24 +14,26 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS, CueEventSet, Id3EventSet
 from simulator.world.clock import Clock
 from simulator.world.counters import CounterTable
+from simulator.world.edition import ENTERPRISE, ServerProfile
 from simulator.world.events import AcceptedEvent
 from simulator.world.scenario import Scenario, StreamSpec
 from simulator.world.topology import SERVER_ROW, App, Stream, Vhost
 from simulator.world.traffic import Traffic
 from simulator.world.truth import Direction, Ledger, rate_bps
+from simulator.world.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS, CueEventSet, Id3EventSet
 
 Level = Literal["server", "vhost", "app", "stream"]
 
 
 class World:
     def __init__(self, scenario: Scenario, clock: Clock, seed: int = 0, *, start_ms: int | None = None,
-                 viewer_share: float = 1.0, ovt_viewers: bool = True) -> None:
+                 viewer_share: float = 1.0, ovt_viewers: bool = True, profile: ServerProfile = ENTERPRISE) -> None:
         """`start_ms` (default now) lets a fleet's servers share one tick grid; `viewer_share` and `ovt_viewers`
-        shape the audience (see Traffic)."""
+        shape the audience (see Traffic); `profile` is the edition and version this server plays."""
         self.scenario = scenario
+        self.profile = profile
         self.clock = clock
         self.seed = seed
         self.start_ms = clock.now_ms() if start_ms is None else start_ms
