@@ -65,8 +65,7 @@ class Sample:
     rate_in_bps: float | None
     rate_out_bps: float | None
     viewers: int | None
-    """Playback sessions of this reading (`NodeStats.viewers`), less the console's own open playlist
-    connections where it holds one (see `own_connections`)."""
+    """Playback sessions of this reading (`NodeStats.viewers`), less the console's own (`own_viewers`)."""
     stats: NodeStats
     window_s: float | None = None
     """Seconds the rates average over (None: no rate), on `window_clock`."""
@@ -75,6 +74,10 @@ class Sample:
     "console": the console's clock, the window ending at `at`."""
     disagree: frozenset[str] = frozenset()
     """Directions ("in", "out") where the server's own avg/max throughput disagrees with these rates."""
+    own_viewers: int = 0
+    """Playback connections the server counted that were (at most) the console's own playlist reads, open
+    while this reading was taken (a blocking reload of the ad-break panel): taken off `viewers`, shown as
+    "(+1 this console)"."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,13 +62,24 @@ def others_text(view: NodeView) -> str:
     return "" if current is None else audience.others_text(current.stats.connections_out)
 
 
-def node_badges(view: NodeView, colours: Mapping[str, str]) -> Text:
+def own_text(view: NodeView) -> str:
+    """` (+1 this console)` when the server counted the console's own open playlist read (taken off the
+    viewers shown), else empty."""
+    current = view.current
+    own = 0 if current is None else current.own_viewers
+    return f" (+{own} this console)" if own else ""
+
+
+def node_badges(view: NodeView, colours: Mapping[str, str], *, own: bool = False) -> Text:
     """`● live  rtmp  45 viewers  in 4.50 Mb/s  out 12.30 Mb/s` with theme colours (an ended node: no
-    current rate, `—`; a rate the server's own figures contradict: `⚠` after it)."""
+    current rate, `—`; a rate the server's own figures contradict: `⚠` after it). `own`: say when the
+    server also counted the console's own playlist reads (the detail's header; rows show the audience)."""
     text = state_text(view.state, colours)
     if view.path.level == "stream":
         text.append(f"  {input_protocol(view) or units.NA}")
     text.append(f"  {viewers_text(view)}")
+    if own and (mine := own_text(view)):
+        text.append(mine, style=colours.get("muted", ""))
     muted = colours.get("muted", "")
     others = others_text(view)
     if others:

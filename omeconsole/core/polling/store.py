@@ -28,7 +28,7 @@ from omeconsole.core.polling.jobs import (
     StatsRead,
 )
 from omeconsole.core.polling.listing import ROOT, ListingBook, ListingChange
-from omeconsole.core.polling.rates import RateWindow
+from omeconsole.core.polling.rates import RateWindow, without_own
 from omeconsole.core.polling.settings import PollSettings
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
@@ -125,8 +125,8 @@ class NodeStore:
 
     def apply(self, outcome: Outcome, interval: float) -> None:
         match outcome:
-            case StatsRead(StatsJob(path), stats, at):
-                self._read(path, self._record(path).rates.sample(stats, at))
+            case StatsRead(StatsJob(path), stats, at, own):
+                self._read(path, without_own(self._record(path).rates.sample(stats, at), own))
             case InfoRead(InfoJob(path), info, _):
                 self._record(path).info = info
                 self._changed.add(path)

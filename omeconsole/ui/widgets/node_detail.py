@@ -54,7 +54,7 @@ def header_text(view: NodeView, colours: dict[str, str], notes: Text | None) -> 
                   overflow="ellipsis")
     header.append_text(name_text(str(view.path), colours))
     header.append("  ")
-    header.append_text(node_badges(view, colours))
+    header.append_text(node_badges(view, colours, own=True))
     if notes:
         header.append("\n")
         header.append_text(notes)
