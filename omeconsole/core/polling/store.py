@@ -103,6 +103,12 @@ class NodeStore:
             return -math.inf
         return None if record.ended_at is not None else record.info_at + every
 
+    def input_unknown(self, path: NodePath) -> bool:
+        record = self._records.get(path)
+        return (record is not None and record.info is None and record.info_at == -math.inf
+                and record.ended_at is None and record.latest is not None
+                and record.latest.stats.connections_in is None)
+
     def listing(self) -> Listing:
         return self.book.listing()
 
