@@ -82,3 +82,7 @@ async def test_an_ended_streams_row_reads_as_ended_with_when_and_its_last_known_
         ended = tree_row(app, news)
         assert state_of(ended) == "○ ended" and "last seen 00:" in ended and "input was srt" in ended, ended
         assert "viewers" not in ended and " in " not in ended and "n/a" not in ended, ended
+        detail = shown(app.screen.query_one("#detail-header"))
+        assert state_of(detail) == "○ ended", detail  # the cursor is on it: the detail is the ended stream's
+        inbound = shown(app.screen.query_one("#bars-in"))
+        assert "last known" in inbound and "srt" in inbound and "not reported" not in inbound, inbound

@@ -119,3 +119,17 @@ def test_a_stream_watched_by_nobody_but_recorded_pushed_and_thumbnailed_has_no_v
     text = fmt.stats_text(PATH, reading, None, sample)
     assert "  viewers           0 now" in text and "2 pushes · 1 recording · 1 thumbnail" in text
     assert "connections       4 now" in text
+
+
+def test_info_gives_every_figure_its_unit() -> None:
+    """`omeconsole info`: the keyframe interval the server gives in frames, in seconds and frames."""
+    from omeconsole.model.readings import StreamInfo, TrackInfo
+
+    video = TrackInfo(id=0, type="Video", codec="H264", width=640, height=360, framerate=29.97,
+                      keyframe_interval=29.9619, bitrate=800_000)
+    text = fmt.info_text(StreamInfo(name="stream", source_type="Rtmp", source_url=None, created=None,
+                                    tracks=(video, TrackInfo(id=1, type="Audio", samplerate=44100, channels=1))))
+    assert "keyframe every 1.0 s (29.96 frames)" in text and "29.97 fps" in text
+    assert "44100 Hz" in text and "1 ch" in text and "800.00 kb/s" in text
+    unknown_rate = TrackInfo(id=0, type="Video", keyframe_interval=60.0)
+    assert "keyframe every 60.00 frames" in fmt.info_text(StreamInfo("s", None, None, None, (unknown_rate,)))
