@@ -151,7 +151,8 @@ def node_label(view: NodeView, colours: Mapping[str, str], *, compact: bool = Fa
         label.append_text(marks_text(marks, colours))
     if compact:
         label.append_text(view_state_text(view, colours))
-        label.append(f"  {viewers_text(view)}")
+        if view.state is not NodeState.ENDED:  # an ended stream has no current viewers to say
+            label.append(f"  {viewers_text(view)}")
     else:
         label.append_text(node_badges(view, colours))
     return label
