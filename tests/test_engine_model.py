@@ -17,7 +17,8 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 def stats(bytes_in: int, bytes_out: int, updated_s: float, created: datetime = T0) -> NodeStats:
     return NodeStats(created=created, last_updated=T0 + timedelta(seconds=updated_s), total_bytes_in=bytes_in,
-                     total_bytes_out=bytes_out, connections_in=None, connections_out={}, total_connections=3,
+                     total_bytes_out=bytes_out, connections_in=None, connections_out={"llhls": 2, "file": 1},
+                     total_connections=3,
                      max_total_connections=3, max_total_connection_time=T0, avg_throughput_in_bps=0,
                      avg_throughput_out_bps=0, max_throughput_in_bps=0, max_throughput_out_bps=0,
                      last_throughput_in_bytes=0, last_throughput_out_bytes=0)
@@ -56,7 +57,8 @@ def test_rates_are_bytes_over_the_consoles_own_clock_whatever_the_server_stamps(
                                   (12.0, 2_000_000, 8_000_000, 1.01), (13.0, 3_000_000, 12_000_000, 2.9)])
     assert [s.rate_in_bps for s in samples] == [None, None, 8_000_000, 8_000_000]
     assert [s.rate_out_bps for s in samples] == [None, None, 32_000_000, 32_000_000]
-    assert samples[0].viewers == 3 and samples[2].window_s == 2.0 and samples[3].window_s == 3.0
+    assert samples[0].viewers == 2  # playback only: the recording is not a viewer
+    assert samples[2].window_s == 2.0 and samples[3].window_s == 3.0
 
 
 def test_the_window_grows_to_five_seconds_then_slides() -> None:

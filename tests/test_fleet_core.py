@@ -13,6 +13,7 @@ from fleet_support import SERVERS, fleet_settings, outbound, server_record, simu
 
 from omeconsole.core.clock import FakeClock, SystemClock
 from omeconsole.core.fleet.fleet import Fleet
+from omeconsole.model.audience import PLAYBACK
 from omeconsole.model.nodes import NodeState
 from omeconsole.model.paths import NodePath
 from simulator.http.fleet import start_fleet
@@ -58,9 +59,9 @@ async def test_three_servers_with_their_own_tokens_and_editions_are_one_fleet() 
         assert view.present == ("origin", "edge-1", "edge-2") and view.complete
         own = [outbound(await server_record(sim, str(STREAM))) for sim in sims]
         for part, counts in zip(view.servers, own, strict=True):
-            assert part.viewers == sum(n for name, n in counts.items() if name != "ovt")
+            assert part.viewers == sum(n for name, n in counts.items() if name in PLAYBACK)
             assert {k: v for k, v in part.by_protocol.items() if v} == {k: v for k, v in counts.items() if v}
-        assert view.viewers == sum(sum(n for name, n in c.items() if name != "ovt") for c in own) > 0
+        assert view.viewers == sum(sum(n for name, n in c.items() if name in PLAYBACK) for c in own) > 0
 
 
 async def test_a_stopped_server_backs_off_alone_and_is_back_when_it_restarts() -> None:
@@ -140,7 +141,7 @@ async def test_an_origin_and_its_edges_a_streams_ingest_viewers_and_sums() -> No
         assert origin.inputs == ("rtmp",) and edge_one.inputs == edge_two.inputs == ("ovt",)  # the oss edge: info
         assert origin.relays == 2 and origin.viewers == 0  # each edge pulls once; nobody watches the origin
         own = [outbound(await server_record(server, str(STREAM))) for server in running.servers]
-        assert view.viewers == sum(n for counts in own for name, n in counts.items() if name != "ovt") > 0
+        assert view.viewers == sum(n for counts in own for name, n in counts.items() if name in PLAYBACK) > 0
         assert view.relays == sum(counts.get("ovt", 0) for counts in own) == 2
         for name in ("llhls", "hlsv3", "webrtc"):
             assert view.by_protocol.get(name, 0) == sum(counts.get(name, 0) for counts in own)
@@ -150,7 +151,7 @@ async def test_an_origin_and_its_edges_a_streams_ingest_viewers_and_sums() -> No
         totals = fleet.totals()
         assert totals.complete and [p.role for p in totals.servers] == ["origin", None, "edge"]  # v1: no inputs
         vhosts = [await _vhost_outbound(server) for server in running.servers]
-        assert totals.viewers == sum(n for counts in vhosts for name, n in counts.items() if name != "ovt")
+        assert totals.viewers == sum(n for counts in vhosts for name, n in counts.items() if name in PLAYBACK)
     finally:
         await fleet.aclose()
         await running.stop()

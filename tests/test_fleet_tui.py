@@ -29,6 +29,7 @@ from textual.app import App
 from textual.widgets import Static
 from ui_support import ParkingClock, ThreadedSimulator, console_clock, quiet_ui, shown, status_of
 
+from omeconsole.core.tree_servers import ServerRow
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
@@ -123,7 +124,8 @@ def fleet_view_rows(app: App[None]) -> dict[str, dict[str, str]]:
 
 
 def viewers_of(counts: dict[str, int]) -> int:
-    return sum(count for name, count in counts.items() if name != "ovt")
+    """Playback sessions: relays (ovt), pushes, recordings and thumbnails are not viewers."""
+    return sum(count for name, count in counts.items() if name in ("llhls", "hlsv3", "webrtc", "srt"))
 
 
 async def test_a_stream_on_an_origin_and_its_edges_is_summed_as_the_servers_count_it(
@@ -147,8 +149,11 @@ async def test_a_stream_on_an_origin_and_its_edges_is_summed_as_the_servers_coun
             summed = table["Σ fleet"]
             assert int(summed["viewers"]) == sum(viewers_of(c) for c in own) > 0
             assert int(summed["relays"]) == sum(c.get("ovt", 0) for c in own) and int(table["origin"]["relays"]) >= 2
-            protocols = [name for name in summed if name not in ("role", "in", "viewers", "relays", "out")]
+            protocols = [name for name in summed if name in ("llhls", "hlsv3", "webrtc", "srt")]
             assert protocols and all(int(summed[name]) == sum(c.get(name, 0) for c in own) for name in protocols)
+            named = {"pushes": "push", "recordings": "file", "thumbnails": "thumbnail"}  # not viewers: own columns
+            for word in set(summed) & set(named):
+                assert int(summed[word]) == sum(c.get(named[word], 0) for c in own), word
             title = shown(app.screen.query_one(FleetViewPanel)).splitlines()[1]
             assert f"{STREAM} on 3 of 3 servers" in title and "ingest on origin" in title and "not read" not in title
     finally:
@@ -207,6 +212,7 @@ async def test_a_send_goes_to_the_server_the_selection_is_on_and_says_which(
         await pilot.pause()
         assert isinstance(app.screen, ConfirmSend)
         assert str(app.screen.query_one("#target", Static).content) == target
+        assert str(app.screen.query_one("#send-server", Static).content) == f"ON SERVER edge-2 · {edge}"
         await pilot.press("y")
         await sends_done(app)
         await pilot.pause()
@@ -227,3 +233,49 @@ async def test_a_send_goes_to_the_server_the_selection_is_on_and_says_which(
         assert [(r["server"], r["profile"], r["stream"]) for r in intents] == [(edge, "edge-2", "stream")]
     for sim in three:  # the publisher holds a blocked playlist reload until its deadline
         sim.advance(20)
+
+
+def highlighted_server(app: App[None]) -> str:
+    """Whose row the cursor is on: a server's own row, or a node's row under a server's (the open one)."""
+    tree = app.screen.query_one(NodeTree)
+    line = tree.cursor_line
+    if isinstance(line, ServerRow):
+        return line.profile
+    assert tree.cursor_path is not None
+    opened = [profile for profile, row in server_rows(app).items() if row.startswith("▼")]
+    assert len(opened) == 1, server_rows(app)
+    return opened[0]
+
+
+async def test_the_status_line_the_highlighted_row_the_detail_and_a_send_are_on_one_server(
+        three: list[ThreadedSimulator], console_clock: ParkingClock, tmp_path: Path) -> None:
+    """`]`, `[` and Enter move them together: from a server's own row, and from a stream's row."""
+    app = fleet_app(as_fleet(three), console_clock, tmp_path, select=str(STREAM))
+    async with app.run_test(size=(160, 48)) as pilot:
+        driver = FleetDriver(pilot, console_clock, 3, [sim.advance for sim in three])
+        await driver.warm_up(3)
+        app.screen.query_one(NodeTree).select_server("origin")  # the cursor on the origin's own row
+        await driver.settle()
+        assert highlighted_server(app) == "origin" and server_card(app)["server"].startswith("origin")
+        for key, profile in (("right_square_bracket", "edge-1"), ("right_square_bracket", "edge-2"),
+                             ("left_square_bracket", "edge-1")):
+            await pilot.press(key)
+            await driver.settle()
+            assert f"profile {profile}" in status_of(app)
+            assert highlighted_server(app) == profile, (key, profile)
+            assert server_card(app)["server"].startswith(profile), server_card(app)
+        await pilot.press("enter")  # opens edge-1's own nodes: still edge-1
+        await driver.settle()
+        assert "profile edge-1" in status_of(app) and highlighted_server(app) == "edge-1"
+
+        assert app.screen.query_one(NodeTree).select_path(STREAM)
+        await driver.settle()
+        await pilot.press("right_square_bracket")  # from a stream's row: the same stream, on edge-2
+        await driver.settle()
+        assert app.screen.selected_path() == STREAM and highlighted_server(app) == "edge-2"
+        assert "profile edge-2" in status_of(app)
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, CueOutDialog)
+        assert "edge-2" in str(app.screen.query_one("#target", Static).content)
+        await pilot.press("escape")

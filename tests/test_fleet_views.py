@@ -15,7 +15,8 @@ from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, StreamInfo
 
 PATH = NodePath("default", "app", "stream")
-PROTOCOLS = ("llhls", "hlsv3", "webrtc", "srt", "ovt", "push")
+PROTOCOLS = ("llhls", "hlsv3", "webrtc", "srt", "ovt", "push", "file", "thumbnail")
+PLAYBACK = ("llhls", "hlsv3", "webrtc", "srt")
 
 
 def stats(out: dict[str, int] | None, inputs: dict[str, int] | None = None, *, rate_in: int | None = 1000,
@@ -36,15 +37,17 @@ counts = st.dictionaries(st.sampled_from(PROTOCOLS), st.integers(0, 10_000))
 
 
 @given(st.lists(counts, min_size=1, max_size=6))
-def test_the_fleets_viewers_are_the_sum_of_each_servers_own_counts_relays_apart(servers: list[dict[str, int]]) -> None:
+def test_the_fleets_viewers_are_the_sum_of_each_servers_playback_counts(servers: list[dict[str, int]]) -> None:
     readings = [ServerReading(f"s{i}", stats(out, {"ovt": 1} if i else {"rtmp": 1}), 1.0, 2.0)
                 for i, out in enumerate(servers)]
     view = fleet_view(PATH, readings)
-    assert view.viewers == sum(n for out in servers for name, n in out.items() if name != "ovt")
+    assert view.viewers == sum(n for out in servers for name, n in out.items() if name in PLAYBACK)
     assert view.relays == sum(out.get("ovt", 0) for out in servers)
     for name in PROTOCOLS:
         assert view.by_protocol.get(name, 0) == sum(out.get(name, 0) for out in servers)
-    assert [p.viewers for p in view.servers] == [sum(n for k, n in out.items() if k != "ovt") for out in servers]
+    assert [p.viewers for p in view.servers] == [sum(n for k, n in out.items() if k in PLAYBACK) for out in servers]
+    words = {"ovt": "relays", "push": "pushes", "file": "recordings", "thumbnail": "thumbnails"}
+    assert dict(view.others) == {words[k]: n for k in words if (n := sum(out.get(k, 0) for out in servers))}
     assert view.origins == ("s0",) and view.edges == tuple(f"s{i}" for i in range(1, len(servers)))
     assert view.rate_out_bps == 2.0 * len(servers) and view.ingest_bps == 1.0  # the origin's, not each edge's
     assert view.complete

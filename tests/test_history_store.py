@@ -50,7 +50,7 @@ def test_an_ended_stream_keeps_a_summary_with_its_peak_bytes_and_live_time(tmp_p
     gib = 1024**3
     minute = [Reading(T0 + 60 * i, i * 1_000, int(i * 0.125 * gib), viewers=100 + i, created=T0 - 1800)
               for i in range(0, 113)]
-    # the server saw a higher peak between two samples, and says when
+    # the server saw a higher peak of connections between two samples: not viewers (relays, recordings...)
     minute[50] = Reading(minute[50].at, minute[50].total_in, minute[50].total_out, 150, created=T0 - 1800,
                          server_peak=812, server_peak_at=T0 + 2990)
     write(db, minute, ended_at=T0 + 112 * 60 + 5, now=T0 + 112 * 60)
@@ -60,11 +60,11 @@ def test_an_ended_stream_keeps_a_summary_with_its_peak_bytes_and_live_time(tmp_p
         live = reader.summaries(ended=False)
     assert summary is not None and ended == [summary] and live == []
     assert summary.ended_at == T0 + 112 * 60 + 5
-    assert (summary.peak_viewers, summary.peak_viewers_at) == (812, T0 + 2990)
+    assert (summary.peak_viewers, summary.peak_viewers_at) == (212, T0 + 112 * 60)  # the last reading: 100 + 112
     assert summary.bytes_out == int(112 * 0.125 * gib)
     assert summary.live_seconds == pytest.approx(1800 + 112 * 60)
     line = summary.describe(now=summary.ended_at + 3 * 3600)
-    assert line == "ended 3 h 00 min ago — peak 812 viewers, 14.00 GiB out, 2 h 22 min live"
+    assert line == "ended 3 h 00 min ago — peak 212 viewers, 14.00 GiB out, 2 h 22 min live"
     assert summary.describe(now=summary.ended_at + 3 * 86_400 + 7200).startswith("ended 3 d 2 h ago")
 
 

@@ -95,7 +95,7 @@ async def rig(tmp_path: Path) -> AsyncIterator[tuple[PlaylistWatch, AdOps, Scree
 
     changed: list[NodePath] = []
     screen = Screen(clock)
-    transport = HttpTransport(close_reads=True)
+    transport = HttpTransport(fresh_reads=True)
     watch = PlaylistWatch(screen, server.url, controller_of, known.get,  # type: ignore[arg-type]
                           lambda: (), changed.append, clock, transport=transport)
     try:

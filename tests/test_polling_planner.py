@@ -79,6 +79,8 @@ def test_nothing_is_due_again_before_its_interval_and_the_interval_in_force_coun
     path = s("s1")
     polled(store, [path], at=0.0)
     screen = Screen(visible=(path,))
+    assert plan(store, screen, room(0.5), SETTINGS) == [InfoJob(path)]  # v1 statistics do not tell its input
+    store.sent(InfoJob(path), 0.5)  # asked once, whatever the answer
     assert plan(store, screen, room(0.5), SETTINGS) == []
     assert plan(store, screen, room(0.5, interval=60.0), SETTINGS) == []
     assert StatsJob(path) in plan(store, screen, room(1.0), SETTINGS)
@@ -139,3 +141,18 @@ def test_while_the_link_is_down_one_probe_goes_out() -> None:
     assert plan(store, Screen(), room(50.0, link_up=False), SETTINGS) == [ROOT]
     busy = {StatsJob(s("s1"))}
     assert StatsJob(s("s1")) not in plan(store, screen, room(50.0), SETTINGS, busy)  # in flight: not twice
+
+
+def test_a_visible_stream_whose_statistics_do_not_tell_its_input_has_its_info_read_once() -> None:
+    """Open source v1 statistics have no inbound counts: the tree shows the input from the stream's info,
+    read once per stream on screen (after every visible node's statistics), not only when it is opened."""
+    store = listed_store()
+    visible = [s("s1"), s("s2")]
+    screen = Screen(visible=tuple(visible))
+    assert not any(isinstance(job, InfoJob) for job in plan(store, screen, room(0.0), SETTINGS))  # not read yet
+    polled(store, visible, at=0.0)
+    jobs = plan(store, screen, room(0.5), SETTINGS)
+    assert jobs == [InfoJob(visible[0]), InfoJob(visible[1])]
+    for job in jobs:
+        store.sent(job, 0.5)
+    assert [job for job in plan(store, screen, room(100.0), SETTINGS) if isinstance(job, InfoJob)] == []

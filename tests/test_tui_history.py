@@ -161,9 +161,9 @@ async def test_recorded_ended_streams_sit_in_their_applications_ended_group_in_t
         await driver.settle()
         assert tree.cursor_path == keynote
         row = tree_row(app, keynote)
-        assert "■ ended 2 h 07 min ago — peak 812 viewers" in row, row  # cut (visibly) where the tree ends
+        assert "○ ended 2 h 07 min ago — peak 812 viewers" in row, row  # cut (visibly) where the tree ends
         header = shown(app.screen.query_one("#detail-header"))
-        assert "recorded: ended 2 h 07 min ago — peak 812 viewers" in header and "1 h 52 min live" in header, header
+        assert "recorded: ended 2 h 07 min ago — peak 812 viewers" in header and "1 h 52 min" in header, header
         await pilot.press("left", "left")  # to its group, which closes
         await driver.settle()
         assert keynote not in tree.paths() and tree.cursor_path is None

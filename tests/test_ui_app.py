@@ -248,8 +248,8 @@ async def test_a_stream_that_ends_is_marked_ended_and_keeps_its_history(
         assert view.state is NodeState.ENDED
         assert len(view.history) >= samples
         assert CONCERT in tree_of(app).paths(), "an ended stream stays in the tree for a while"
-        assert "■ ended" in tree_row(app, CONCERT)
-        assert "■ ended" in header_of(app)
+        assert "○ ended" in tree_row(app, CONCERT)
+        assert "○ ended" in header_of(app)
         threaded_sim.call(lambda: world.start_stream("default", "live", StreamSpec(name="bazaar")))
         await driver.step(1.0, times=3)
         streams = [p.stream for p in tree_of(app).paths() if p.level == "stream" and p.app == "live"]

@@ -102,8 +102,10 @@ class TestDrawing:
         label = node_label(view("default/app/news", viewers=25, rate=3e6, history=2), {}).plain
         assert label == "news  ● live  srt  25 viewers  in 3.00 Mb/s  out n/a"
         ended = view("default/app/news", viewers=25, rate=3e6, state=NodeState.ENDED, history=2)
-        assert node_label(ended, {}, compact=True).plain == "news  ■ ended  — viewers"  # no current figures
-        assert node_label(ended, {}).plain == "news  ■ ended  n/a  — viewers  in —  out —"
+        assert node_label(ended, {}, compact=True).plain == "news  ○ ended"  # no current figures
+        said = node_label(ended, {}).plain  # when it was last seen (local time), what its input was
+        assert said.startswith("news  ○ ended  last seen ") and said.endswith(", input was srt"), said
+        assert "viewers" not in said and "n/a" not in said
 
     def test_banner_explains_and_counts_down(self) -> None:
         down = LinkState(status="unreachable", message="cannot connect to h:1 (retrying in 4 s)",

@@ -32,6 +32,7 @@ from omeconsole.api.errors import (
     UnaddressableError,
 )
 from omeconsole.api.http import Cap, HttpTransport, MiB, Reply, Timeouts, Transport
+from omeconsole.api.own_reads import OwnReads
 from omeconsole.api.wire import (
     CueEvent,
     CueEventSet,
@@ -130,6 +131,9 @@ class OmeClient:
         self.timeouts = Timeouts.from_timeout(timeout, deadline)
         self.cap = Cap(max_reply_bytes, "max_reply_bytes")
         self.server_info: ServerInfo | None = None
+        self.own_reads = OwnReads()
+        """The console's own reads of this server's publisher (the publisher readers of this session enter
+        them), so that statistics leave them out of the viewers."""
         self._stats_api: StatsApi | None = None
         headers = {"Authorization": basic_authorization(token), "Accept": "application/json"}
         # A transport of our own sends the headers with every request by itself (cheaper than per call);

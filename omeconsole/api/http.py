@@ -7,6 +7,10 @@ Built on aiohttp (the fastest maintained client measured in bench/bench_client.p
   what it expands to. A cap hit is a `ReplyTooLarge` that names the cap and how to raise it.
 - **Bounded time.** Connecting, each read, and the whole request have their own deadline (`Timeouts`);
   a server trickling one byte a second cannot hold a request past `Timeouts.total`.
+- **Reads that a server would count as an audience close their connection.** A publisher's reader is
+  counted by the server as a viewer while its TCP connection is open, so the publisher reader's transport
+  is made with `fresh_reads=True`: every GET on a connection of its own, `Connection: close`, closed once
+  the reply is read (no keep-alive connection lingers between reads; see `api/own_reads.py`).
 - **A POST is sent at most once.** Reads share a keep-alive pool (aiohttp re-sends a GET once when a
   pooled connection turns out to be closed, which is safe). A POST never reuses a pooled connection: it
   opens its own, so a connection the server closed while idle can neither swallow it (a false
@@ -119,12 +123,14 @@ class HttpTransport:
 
     def __init__(self, *, headers: Mapping[str, str] | None = None, timeouts: Timeouts = Timeouts(),
                  verify: bool = True, max_connections: int = 8, follow_redirects: bool = False,
-                 close_reads: bool = False) -> None:
-        """`close_reads`: a fresh connection for each GET too, closed after its reply (a publisher counts a
-        reader as a viewer while its connection is open: playlist reads must not stay open)."""
+                 fresh_reads: bool = False) -> None:
+        """`fresh_reads`: every GET too on a connection of its own, closed after its reply (a publisher's
+        reads: the server counts an open connection as a viewer)."""
         self.timeouts = timeouts
-        self._close_reads = close_reads
+        self._fresh_reads = fresh_reads
         self._headers = {"Accept-Encoding": ACCEPT_ENCODING, "User-Agent": USER_AGENT, **(headers or {})}
+        if fresh_reads:
+            self._headers["Connection"] = "close"
         self._verify = verify
         self._follow_redirects = follow_redirects
         self._max_connections = max_connections
@@ -166,7 +172,7 @@ class HttpTransport:
         progress = SimpleNamespace(sent=False)
         if method == "GET":
             if self._reads is None:
-                self._reads = self._session(fresh_connections=self._close_reads)
+                self._reads = self._session(fresh_connections=self._fresh_reads)
             session = self._reads
         else:
             if self._sends is None:

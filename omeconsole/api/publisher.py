@@ -4,8 +4,7 @@ Only I/O and parsing into `hls` types live here; what the console does with a pl
 send) is in the core. Every failure is a `PlaylistUnreadable` whose message says why in plain words,
 because then the console must say it relies on the API answer alone. Reads go through the same
 transport as the API (api/http.py): each has a deadline, playlists and parts have size caps, and a
-large playlist is parsed off the event loop. Each read's connection is closed after its reply: the
-server counts a playlist reader as a viewer while its connection is open, and the console is no viewer.
+large playlist is parsed off the event loop.
 """
 
 from __future__ import annotations
@@ -25,7 +24,8 @@ from omeconsole.api.hls import (
     parse_multivariant,
     parsed_off_loop,
 )
-from omeconsole.api.http import Cap, HttpTransport, MiB, Timeouts, Transport
+from omeconsole.api.http import Cap, HttpTransport, MiB, Reply, Timeouts, Transport
+from omeconsole.api.own_reads import OwnReads
 
 DEFAULT_PUBLISHER_PORT = 3333
 DEFAULT_MAX_PLAYLIST_BYTES = 4 * MiB
@@ -67,13 +67,17 @@ class PublisherReader:
     def __init__(self, publisher_url: str, app: str, stream: str, *, timeout: float = 10.0, verify: bool = True,
                  transport: Transport | None = None, deadline: float | None = None,
                  max_playlist_bytes: int = DEFAULT_MAX_PLAYLIST_BYTES,
-                 max_part_bytes: int = DEFAULT_MAX_PART_BYTES) -> None:
+                 max_part_bytes: int = DEFAULT_MAX_PART_BYTES, own: OwnReads | None = None) -> None:
+        """`own`: the session's ledger of the console's own publisher reads (each read is entered while its
+        connection is open, so the statistics can leave it out of the viewers)."""
         self.url = playlist_url(publisher_url, app, stream)
+        self._app, self._stream = app, stream
+        self._own = own
         self.timeouts = Timeouts(connect=timeout, read=timeout, total=deadline if deadline is not None else timeout)
         self._playlist_cap = Cap(max_playlist_bytes, "max_playlist_bytes")
         self._part_cap = Cap(max_part_bytes, "max_part_bytes")
         self._http: Transport = transport if transport is not None else HttpTransport(
-            timeouts=self.timeouts, verify=verify, follow_redirects=True, close_reads=True)
+            timeouts=self.timeouts, verify=verify, follow_redirects=True, fresh_reads=True)
         self._chunklist_url: str | None = None
         self._audio_url: str | None = None
 
@@ -114,11 +118,19 @@ class PublisherReader:
         """A part's bytes; None when it cannot be had (it scrolled out, the server failed, it is over
         `max_part_bytes`)."""
         try:
-            reply = await self._http.request("GET", _join(base_url, uri), cap=self._part_cap,
-                                             timeouts=self._timeouts(deadline))
+            reply = await self._get(_join(base_url, uri), self._part_cap, deadline)
         except (OmeError, PlaylistUnreadable):
             return None
         return reply.body if reply.status == 200 else None
+
+    async def _get(self, url: str, cap: Cap, deadline: float | None) -> Reply:
+        """One GET, entered in the ledger of the console's own reads while its connection is open."""
+        ticket = None if self._own is None else self._own.opened(self._app, self._stream)
+        try:
+            return await self._http.request("GET", url, cap=cap, timeouts=self._timeouts(deadline))
+        finally:
+            if ticket is not None and self._own is not None:
+                self._own.closed(ticket)
 
     def _timeouts(self, deadline: float | None) -> Timeouts:
         if deadline is None:
@@ -128,8 +140,7 @@ class PublisherReader:
 
     async def _text(self, url: str, params: dict[str, str], deadline: float | None) -> str:
         try:
-            reply = await self._http.request("GET", _with_query(url, params), cap=self._playlist_cap,
-                                             timeouts=self._timeouts(deadline))
+            reply = await self._get(_with_query(url, params), self._playlist_cap, deadline)
         except OmeError as error:
             raise PlaylistUnreadable(error.message) from None
         if reply.status == 404:

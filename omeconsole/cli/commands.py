@@ -65,7 +65,7 @@ async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock, *
     if not args.watch:
         stats = await client.stats(path)
         if style == "json":
-            say(fmt.dumps(stats))
+            say(fmt.dumps({**fmt.jsonable(stats), **fmt.audience_json(stats)}))
         elif style == "line":
             say(fmt.stats_line(name, stats, None, clock.wall()))
         else:

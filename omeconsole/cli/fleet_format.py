@@ -16,6 +16,7 @@ from omeconsole.core.fleet.health import ServerHealth
 from omeconsole.core.fleet.views import FleetView, ServerPart
 from omeconsole.core.history.target import Target
 from omeconsole.core.text import visible
+from omeconsole.model import audience
 
 
 def _ms(seconds: float | None) -> str:
@@ -67,7 +68,7 @@ def view_text(fleet: str, view: FleetView, *, server_figures: bool) -> str:
              f"ingested by {origins}"]
     rates = "server avg in / out" if server_figures else "rate in / out"
     lines.append(f"  {'server':<14} {'role':<7} {'input':<10} {'viewers':>8} {'relays':>7}  {rates:<27} "
-                 f"{'bytes out':>11}  viewers by protocol")
+                 f"{'bytes out':>11}  viewers by protocol; not viewers")
     for part in view.servers:
         name = visible(part.profile)
         if part.presence != "present":
@@ -75,19 +76,24 @@ def view_text(fleet: str, view: FleetView, *, server_figures: bool) -> str:
             lines.append(f"  {name:<14} {why or 'cannot be read: ' + visible(part.error or '', 300)}")
             continue
         rate_in, rate_out = _rates(part, server_figures=server_figures)
-        by_protocol = {k: v for k, v in part.by_protocol.items() if k != "ovt"}
         lines.append(f"  {name:<14} {part.role or '?':<7} {visible(','.join(part.inputs) or '?'):<10} "
                      f"{units.count(part.viewers):>8} {units.count(part.relays):>7}  "
                      f"{units.rate(rate_in) + ' / ' + units.rate(rate_out):<27} {units.size(part.bytes_out):>11}  "
-                     f"{_protocols(by_protocol)}")
+                     f"{_audience(part.by_protocol)}")
     ingest, out = _rates(view, server_figures=server_figures)
-    by_protocol = {k: v for k, v in view.by_protocol.items() if k != "ovt"}
     lines.append(f"  {'fleet':<14} {'':<7} {'':<10} {units.count(view.viewers):>8} {units.count(view.relays):>7}  "
                  f"{'ingest ' + units.rate(ingest) + ' / ' + units.rate(out):<27} {units.size(view.bytes_out):>11}  "
-                 f"{_protocols(by_protocol)}")
+                 f"{_audience(view.by_protocol)}")
     if not view.complete:
         lines.append(f"  (sums leave out {', '.join(visible(p) for p in view.not_read)}: not read)")
     return "\n".join(lines)
+
+
+def _audience(by_protocol: Mapping[str, int]) -> str:
+    """The playback protocols' counts, then what is not a viewer (relays have their own column)."""
+    playback = _protocols({name: count for name, count in by_protocol.items() if name in audience.PLAYBACK})
+    others = audience.others_text(by_protocol, skip=("relays",))
+    return f"{playback}; {others}" if others else playback
 
 
 def view_line(view: FleetView, when: datetime) -> str:
@@ -104,17 +110,24 @@ def view_line(view: FleetView, when: datetime) -> str:
 
 def _part_json(part: ServerPart) -> dict[str, Any]:
     return {"server": part.profile, "presence": part.presence, "role": part.role, "inputs": list(part.inputs),
-            "viewers": part.viewers, "relays": part.relays, "by_protocol": dict(part.by_protocol),
+            "viewers": part.viewers, **_others_json(part.by_protocol if part.presence == "present" else None),
+            "by_protocol": dict(part.by_protocol),
             "rate_in_bps": part.rate_in_bps, "rate_out_bps": part.rate_out_bps, "server_in_bps": part.server_in_bps,
             "server_out_bps": part.server_out_bps, "bytes_in": part.bytes_in, "bytes_out": part.bytes_out,
             "error": part.error}
+
+
+def _others_json(by_protocol: Mapping[str, int] | None) -> dict[str, int | None]:
+    """`relays`, `pushes`, `recordings`, `thumbnails`: the connections that are not viewers."""
+    return audience.others_counts(by_protocol)
 
 
 def view_json(fleet: str, view: FleetView) -> str:
     return fmt.dumps({
         "fleet": fleet, "path": None if view.path is None else str(view.path), "complete": view.complete,
         "origins": list(view.origins), "servers": [_part_json(part) for part in view.servers],
-        "sum": {"viewers": view.viewers, "relays": view.relays, "by_protocol": dict(view.by_protocol),
+        "sum": {"viewers": view.viewers, **_others_json(view.by_protocol), "relays": view.relays,
+                "by_protocol": dict(view.by_protocol),
                 "rate_out_bps": view.rate_out_bps, "server_out_bps": view.server_out_bps,
                 "ingest_bps": view.ingest_bps, "server_ingest_bps": view.server_ingest_bps,
                 "bytes_out": view.bytes_out}})

@@ -20,6 +20,7 @@ from omeconsole.core.adops.controller import SendOutcome
 from omeconsole.core.adops.matcher import Sighting
 from omeconsole.core.history.target import Target
 from omeconsole.core.text import visible
+from omeconsole.model import audience
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample, StreamInfo
 from omeconsole.model.server import ServerInfo
@@ -72,7 +73,9 @@ def stats_text(path: Name, stats: NodeStats, server: ServerInfo | None, sample: 
         f"{path_text(path)}{source}",
         f"  created           {_time(stats.created)}",
         f"  last updated      {_time(stats.last_updated)}",
-        f"  viewers           {units.count(stats.total_connections)} now, peak "
+        f"  viewers           {units.count(stats.viewers)} now (llhls + hlsv3 + webrtc + srt)",
+        f"  not viewers       {_not_viewers(stats)}",
+        f"  connections       {units.count(stats.total_connections)} now (every publisher session), peak "
         f"{units.count(stats.max_total_connections)} at {_time(stats.max_total_connection_time)}",
         f"  inbound           {_counts(stats.connections_in)}",
         f"  outbound          {_counts(stats.connections_out)}",
@@ -90,20 +93,36 @@ def stats_text(path: Name, stats: NodeStats, server: ServerInfo | None, sample: 
     return "\n".join(lines)
 
 
+def _not_viewers(stats: NodeStats) -> str:
+    if stats.connections_out is None:
+        return "not reported by this server"
+    return audience.others_text(stats.connections_out) or "none"
+
+
 def stats_line(path: Name, stats: NodeStats, sample: Sample | None, when: datetime) -> str:
     """One line per reading (`--format line`): time, node, viewers, rates, totals."""
     rates = (f"in {units.rate(sample.rate_in_bps)}  out {units.rate(sample.rate_out_bps)}"
              if sample is not None else "in n/a  out n/a")
     line = (f"{when.astimezone().strftime('%H:%M:%S')}  {path_text(path)}  viewers "
-            f"{units.count(stats.total_connections)}  {rates}  total in {units.size(stats.total_bytes_in)}"
+            f"{units.count(stats.viewers)}{_others_suffix(stats)}  {rates}  total in {units.size(stats.total_bytes_in)}"
             f"  out {units.size(stats.total_bytes_out)}")
     return line + (f"  invalid: {', '.join(visible(n) for n in sorted(stats.invalid))}" if stats.invalid else "")
+
+
+def _others_suffix(stats: NodeStats) -> str:
+    others = audience.others_text(stats.connections_out)
+    return f" ({others})" if others else ""
+
+
+def audience_json(stats: NodeStats) -> dict[str, int | None]:
+    """`viewers` (playback sessions) and the connections that are not viewers, by name."""
+    return {"viewers": stats.viewers, **audience.others_counts(stats.connections_out)}
 
 
 def sample_json(path: NodePath, sample: Sample, server: str | None = None) -> str:
     """One reading with its rates; `server`: the fleet's profile it was read on."""
     return dumps({"path": path, "rate_in_bps": sample.rate_in_bps, "rate_out_bps": sample.rate_out_bps,
-                  "stats": sample.stats, **_on(server)})
+                  **audience_json(sample.stats), "stats": sample.stats, **_on(server)})
 
 
 def info_text(info: StreamInfo) -> str:
@@ -120,7 +139,7 @@ def info_text(info: StreamInfo) -> str:
         if track.framerate:
             detail.append(f"{track.framerate:g} fps")
         if track.keyframe_interval:
-            detail.append(f"keyframe every {track.keyframe_interval:g}")
+            detail.append(keyframe_text(track.keyframe_interval, track.framerate))
         if track.samplerate:
             detail.append(f"{track.samplerate} Hz")
         if track.channels:
@@ -132,6 +151,14 @@ def info_text(info: StreamInfo) -> str:
     if info.outputs:
         lines.append(f"  outputs           {', '.join(visible(o) for o in info.outputs)}")
     return "\n".join(lines)
+
+
+def keyframe_text(frames: float, framerate: float | None) -> str:
+    """The server gives the keyframe interval in frames: `keyframe every 1.0 s (29.96 frames)`, or
+    `keyframe every 29.96 frames` when the frame rate is not known."""
+    if framerate:
+        return f"keyframe every {frames / framerate:.1f} s ({frames:.2f} frames)"
+    return f"keyframe every {frames:.2f} frames"
 
 
 def outcome_text(outcome: SendOutcome) -> str:

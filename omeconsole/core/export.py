@@ -19,6 +19,7 @@ import platformdirs
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from omeconsole.core.config import ensure_private_directory
+from omeconsole.model import audience
 from omeconsole.model.nodes import NodeView
 from omeconsole.model.readings import Sample
 
@@ -38,6 +39,7 @@ def _row(sample: Sample, wall_now: datetime, mono_now: float) -> dict[str, Any]:
         "rate_in_bps": None if sample.rate_in_bps is None else round(sample.rate_in_bps),
         "rate_out_bps": None if sample.rate_out_bps is None else round(sample.rate_out_bps),
         "viewers": sample.viewers,
+        **audience.others_counts(stats.connections_out),
         "total_bytes_in": stats.total_bytes_in,
         "total_bytes_out": stats.total_bytes_out,
         "total_connections": stats.total_connections,

@@ -28,6 +28,36 @@ class NodeState(enum.Enum):
     """Listed by the server under a name the API cannot be asked about (empty, with a `/`, ...): never polled."""
 
 
+INGEST_STALL_S = 10.0
+"""Seconds without a new input byte after which a live stream is "stalled": the row says `◐ stalled`, and
+it is the `ingest_stopped` alert rule's default `after` (one threshold for both)."""
+
+
+def input_still_for(view: NodeView) -> float | None:
+    """Seconds over which this node's readings showed the same input byte total (the same life of the
+    stream), measured between readings, never past the newest; None when it cannot be told."""
+    latest = view.latest
+    if latest is None or latest.stats.total_bytes_in is None:
+        return None
+    total, created = latest.stats.total_bytes_in, latest.stats.created
+    since = latest.at
+    for sample in reversed(view.history):
+        if sample.stats.total_bytes_in != total or sample.stats.created != created:
+            break
+        since = min(since, sample.at)
+    return latest.at - since
+
+
+def is_stalled(view: NodeView, after: float = INGEST_STALL_S) -> bool:
+    """A live stream whose input has not moved for `after` seconds (its encoder stalled, or its link)."""
+    if view.state is not NodeState.LIVE or view.path.level != "stream":
+        return False
+    if view.rate_in_bps:  # a rate of input says bytes arrive, whatever the totals seemed to say
+        return False
+    still = input_still_for(view)
+    return still is not None and still >= after
+
+
 @dataclass(frozen=True, slots=True)
 class Point:
     """One point of a node's rate series: what a chart draws."""

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from omeconsole.model import audience
+
 
 @dataclass(frozen=True, slots=True)
 class NodeStats:
@@ -43,6 +45,12 @@ class NodeStats:
     invalid: frozenset[str] = frozenset()
     """Names of the fields above whose wire value was missing, mistyped or out of range."""
 
+    @property
+    def viewers(self) -> int | None:
+        """Playback sessions (`audience.viewers`: llhls + hlsv3 + webrtc + srt), not `total_connections`,
+        which also counts relays, pushes, recordings and thumbnail readers."""
+        return audience.viewers(self.connections_out)
+
 
 @dataclass(frozen=True, slots=True)
 class Sample:
@@ -57,6 +65,7 @@ class Sample:
     rate_in_bps: float | None
     rate_out_bps: float | None
     viewers: int | None
+    """Playback sessions of this reading (`NodeStats.viewers`), less the console's own (`own_viewers`)."""
     stats: NodeStats
     window_s: float | None = None
     """Seconds the rates average over (None: no rate), on `window_clock`."""
@@ -65,6 +74,10 @@ class Sample:
     "console": the console's clock, the window ending at `at`."""
     disagree: frozenset[str] = frozenset()
     """Directions ("in", "out") where the server's own avg/max throughput disagrees with these rates."""
+    own_viewers: int = 0
+    """Playback connections the server counted that were (at most) the console's own playlist reads, open
+    while this reading was taken (a blocking reload of the ad-break panel): taken off `viewers`, shown as
+    "(+1 this console)"."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,12 @@ from rich.text import Text
 
 from omeconsole.core import units
 from omeconsole.core.text import visible_parts
-from omeconsole.model.nodes import NodeState, NodeView
+from omeconsole.model import audience
+from omeconsole.model.nodes import NodeState, NodeView, is_stalled
 
 STATE_MARKS: dict[NodeState, tuple[str, str]] = {
     NodeState.LIVE: ("●", "live"),
-    NodeState.ENDED: ("■", "ended"),
+    NodeState.ENDED: ("○", "ended"),
     NodeState.STALE: ("▲", "stale"),
     NodeState.UNKNOWN: ("?", "waiting"),
     NodeState.UNADDRESSABLE: ("⊘", "unaddressable"),
@@ -35,9 +36,37 @@ def state_text(state: NodeState, colours: Mapping[str, str]) -> Text:
     return Text().append(f"{symbol} {word}", style=colours.get(f"state-{state.value}", ""))
 
 
-def input_protocol(view: NodeView) -> str | None:
-    """The stream's active input: the provider protocol with connections, else the source type."""
-    current = view.current
+STALLED_MARK = ("◐", "stalled")
+"""A live stream with no input bytes for `INGEST_STALL_S`: drawn in the stale colour, said in words."""
+
+
+def view_state_text(view: NodeView, colours: Mapping[str, str]) -> Text:
+    """The node's state as a row and a header say it: `● live`, `◐ stalled` (no input bytes for
+    `INGEST_STALL_S`), `○ ended`, `▲ stale`."""
+    if is_stalled(view):
+        symbol, word = STALLED_MARK
+        return Text().append(f"{symbol} {word}", style=colours.get("state-stale", ""))
+    return state_text(view.state, colours)
+
+
+def ended_text(view: NodeView) -> str:
+    """When an ended stream was last seen live, from its last reading's server time (`last seen 12:03:04`),
+    and its input as last known."""
+    latest = view.latest
+    parts = []
+    moment = None if latest is None else (latest.stats.last_recv or latest.stats.last_updated)
+    if moment is not None:
+        parts.append(f"last seen {moment.astimezone().strftime('%H:%M:%S')}")
+    protocol = input_protocol(view, last_known=True)
+    if protocol:
+        parts.append(f"input was {protocol}")
+    return ", ".join(parts)
+
+
+def input_protocol(view: NodeView, *, last_known: bool = False) -> str | None:
+    """The stream's active input: the provider protocol with connections, else the source type
+    (`last_known`: from the last reading of an ended stream too)."""
+    current = view.latest if last_known else view.current
     if current is not None and current.stats.connections_in:
         active = [name for name, n in current.stats.connections_in.items() if n > 0]
         if active:
@@ -48,25 +77,51 @@ def input_protocol(view: NodeView) -> str | None:
 
 
 def viewers_text(view: NodeView) -> str:
+    """Playback sessions (`model.audience`): never relays, pushes, recordings or thumbnail readers."""
     viewers = view.viewers
     if viewers is None:
         return "— viewers" if view.state is NodeState.ENDED else f"{units.NA} viewers"
-    return f"{viewers:,} viewer" if viewers == 1 else f"{viewers:,} viewers"
+    return audience.count_text(viewers, "viewers")
 
 
-def node_badges(view: NodeView, colours: Mapping[str, str]) -> Text:
+def others_text(view: NodeView) -> str:
+    """The node's connections that are not viewers, named (`16 relays · 1 recording`), empty when none."""
+    current = view.current
+    return "" if current is None else audience.others_text(current.stats.connections_out)
+
+
+def own_text(view: NodeView) -> str:
+    """` (+1 this console)` when the server counted the console's own open playlist read (taken off the
+    viewers shown), else empty."""
+    current = view.current
+    own = 0 if current is None else current.own_viewers
+    return f" (+{own} this console)" if own else ""
+
+
+def node_badges(view: NodeView, colours: Mapping[str, str], *, own: bool = False) -> Text:
     """`● live  rtmp  45 viewers  in 4.50 Mb/s  out 12.30 Mb/s` with theme colours (an ended node: no
-    current rate, `—`; a rate the server's own figures contradict: `⚠` after it)."""
-    text = state_text(view.state, colours)
+    current figures, `○ ended  last seen 12:03:04, input was rtmp`; a rate the server's own figures
+    contradict: `⚠` after it). `own`: say when the
+    server also counted the console's own playlist reads (the detail's header; rows show the audience)."""
+    text = view_state_text(view, colours)
+    if view.state is NodeState.ENDED:  # no current figures: when it was last seen, what it was
+        said = ended_text(view)
+        if said:
+            text.append(f"  {said}", style=colours.get("muted", ""))
+        return text
     if view.path.level == "stream":
         text.append(f"  {input_protocol(view) or units.NA}")
     text.append(f"  {viewers_text(view)}")
+    if own and (mine := own_text(view)):
+        text.append(mine, style=colours.get("muted", ""))
     muted = colours.get("muted", "")
+    others = others_text(view)
+    if others:
+        text.append(f" · {others}", style=muted)
     disagree = view.server_disagrees
     for direction, rate in (("in", view.rate_in_bps), ("out", view.rate_out_bps)):
         text.append(f"  {direction} ", style=muted)
-        shown = "—" if view.state is NodeState.ENDED else units.rate(rate)
-        text.append(shown, style=colours.get(f"rate-{direction}", ""))
+        text.append(units.rate(rate), style=colours.get(f"rate-{direction}", ""))
         if direction in disagree:
             text.append(" ⚠", style=colours.get("state-stale", ""))
     return text
@@ -95,8 +150,9 @@ def node_label(view: NodeView, colours: Mapping[str, str], *, compact: bool = Fa
     if marks:
         label.append_text(marks_text(marks, colours))
     if compact:
-        label.append_text(state_text(view.state, colours))
-        label.append(f"  {viewers_text(view)}")
+        label.append_text(view_state_text(view, colours))
+        if view.state is not NodeState.ENDED:  # an ended stream has no current viewers to say
+            label.append(f"  {viewers_text(view)}")
     else:
         label.append_text(node_badges(view, colours))
     return label

@@ -38,8 +38,10 @@ class ServerSummary:
     alerts: int
     """Alerts firing on the server now."""
     viewers: int | None
-    relays: int | None
-    """Outbound OVT connections: edges pulling from this server (not viewers)."""
+    """Playback sessions (`model.audience`)."""
+    others: tuple[tuple[str, int], ...]
+    """Connections that are not viewers, named: relays (edges pulling over OVT), pushes, recordings,
+    thumbnails (zero counts left out)."""
     rate_in_bps: float | None
     rate_out_bps: float | None
 
@@ -117,7 +119,7 @@ class FleetLive:
 
     def summary(self) -> FleetSummary:
         totals = self.fleet.totals()
-        servers = tuple(ServerSummary(member.health(), self.firing(member.profile), part.viewers, part.relays,
+        servers = tuple(ServerSummary(member.health(), self.firing(member.profile), part.viewers, part.others,
                                       part.rate_in_bps, part.rate_out_bps)
                         for member, part in zip(self.fleet, totals.servers, strict=True))
         streams = set().union(*(live_streams(member) for member in self.fleet))

@@ -171,7 +171,7 @@ class PlaylistWatch:
         answer. Without reports (the link is down) a round comes every `FALLBACK_INTERVALS` intervals."""
         made = self._transport is None
         if made:
-            self._transport = HttpTransport(verify=self._verify, follow_redirects=True, close_reads=True)
+            self._transport = HttpTransport(verify=self._verify, follow_redirects=True, fresh_reads=True)
         kick = asyncio.Event()
         last = -math.inf
 

@@ -145,7 +145,8 @@ class InputBitrateDrop(_NodeMeasure[_Baseline]):
 
 
 class NoViewers(_NodeMeasure[float]):
-    """No outbound connections in every reading for at least `after` seconds."""
+    """No viewers (playback sessions: relays, pushes, recordings and thumbnails do not count) in every
+    reading for at least `after` seconds."""
 
     def __init__(self, rule: AlertRule) -> None:
         super().__init__()
@@ -163,7 +164,7 @@ class NoViewers(_NodeMeasure[float]):
 
 
 class ViewersAbove(_NodeMeasure[None]):
-    """More outbound connections than `viewers` in the newest reading."""
+    """More viewers (playback sessions: `model.audience`) than `viewers` in the newest reading."""
 
     def __init__(self, rule: AlertRule) -> None:
         super().__init__()

@@ -28,6 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from omeconsole.core.alerts.scope import Scope
+from omeconsole.model.nodes import INGEST_STALL_S
 from omeconsole.model.paths import Level
 
 Kind = Literal["server_down", "ingest_stopped", "input_bitrate_drop", "no_viewers", "viewers_above",
@@ -58,7 +59,7 @@ Duration = Annotated[float, BeforeValidator(parse_duration)]
 
 _THRESHOLDS: dict[Kind, dict[str, Any]] = {
     "server_down": {"after": 30.0},
-    "ingest_stopped": {"after": 10.0},
+    "ingest_stopped": {"after": INGEST_STALL_S},  # the tree's `◐ stalled` uses the same threshold
     "input_bitrate_drop": {"below_percent": 50.0, "window": 300.0},
     "no_viewers": {"after": 300.0},
     "viewers_above": {"viewers": None},

@@ -35,7 +35,8 @@ HELP = {
     "bytes_out": "Bytes sent by the node's publishers since the server created its counters (totalBytesOut); "
                  "resets when the server restarts.",
     "connections": "Current connections: direction=in are providers (ingest, Enterprise v2 only), direction=out "
-                   "publishers (viewers and pushes); a current count, not a running total.",
+                   "publishers per protocol (viewers: llhls, hlsv3, webrtc, srt; ovt relays, push, file recordings, "
+                   "thumbnail readers); a current count, not a running total.",
     "connections_max": "Peak of the node's total outbound connections (maxTotalConnections).",
     "connections_max_ts": "Unix time at which that peak was last raised (maxTotalConnectionTime).",
     "throughput": "The server's own throughput figures in bytes per second (Prometheus' base unit; the server "

@@ -4,9 +4,10 @@ For a stream on several servers: who ingests it (the origin: a server whose inpu
 relays it (an edge: its only input is OVT, pulled from another server), its viewers on each server and
 per protocol, each server's outbound rate, and the sums.
 
-- **Viewers** are outbound connections other than OVT: an OVT publisher connection is an edge pulling
-  the stream (a relay, counted in `relays`), not a person watching. So the fleet's viewers of a stream
-  are the sum of every server's own per-protocol counts, OVT left out.
+- **Viewers** are playback sessions (`model.audience`: llhls + hlsv3 + webrtc + srt). An OVT publisher
+  connection is an edge pulling the stream (a relay, counted in `relays`), a push, a recording or a
+  thumbnail reader is not a person watching either (`others`). So the fleet's viewers of a stream are
+  the sum of every server's own playback counts.
 - **Rates**: the API has bytes per node, not per protocol, so rates are per server. The fleet's
   outbound rate is every server's, relays included (what the servers send); `ingest_bps` is what the
   origins receive, the one figure that is not counted again on each edge.
@@ -23,11 +24,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
+from omeconsole.model import audience
+from omeconsole.model.audience import RELAY
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, StreamInfo
-
-RELAY = "ovt"
-"""The protocol edges pull streams from their origin with (OvenMediaEngine's OVT)."""
 
 Role = Literal["origin", "edge"]
 Presence = Literal["present", "absent", "pending", "failed"]
@@ -68,10 +68,11 @@ class ServerPart:
     inputs: tuple[str, ...] = ()
     """Inbound protocols with a connection (or the stream's source type)."""
     viewers: int | None = None
+    """Playback sessions (`audience.viewers`)."""
     relays: int | None = None
     """Outbound OVT connections: edges pulling from this server."""
     by_protocol: Mapping[str, int] = field(default_factory=dict)
-    """Outbound connections per protocol (OVT included, as relays)."""
+    """Outbound connections per protocol (every one, viewers or not)."""
     rate_in_bps: float | None = None
     rate_out_bps: float | None = None
     server_in_bps: float | None = None
@@ -81,6 +82,11 @@ class ServerPart:
     bytes_out: int | None = None
     error: str | None = None
     age_s: float | None = None
+
+    @property
+    def others(self) -> tuple[tuple[str, int], ...]:
+        """The connections that are not viewers, named: `(("relays", 16), ("recordings", 1))`."""
+        return audience.others(self.by_protocol)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +104,11 @@ class FleetView:
     """What the origins receive (console rates), None when no origin is known or one lacks a rate."""
     server_ingest_bps: float | None
     bytes_out: int | None
+
+    @property
+    def others(self) -> tuple[tuple[str, int], ...]:
+        """The fleet's connections that are not viewers, named (relays, pushes, recordings, thumbnails)."""
+        return audience.others(self.by_protocol)
 
     @property
     def present(self) -> tuple[str, ...]:
@@ -151,7 +162,7 @@ def server_part(reading: ServerReading) -> ServerPart:
     out = dict(stats.connections_out) if stats.connections_out is not None else None
     if out is not None:
         relays: int | None = out.get(RELAY, 0)
-        viewers: int | None = sum(count for name, count in out.items() if name != RELAY)
+        viewers: int | None = audience.viewers(out)
     else:
         relays, viewers = None, None
     return ServerPart(reading.profile, "present", _role(inputs), inputs, viewers, relays, out or {},

@@ -60,6 +60,7 @@ def stats_detail(stats: NodeStats) -> str:
     """Everything of a reading but its totals and viewers, as compact JSON."""
     detail: dict[str, Any] = {name: epoch(getattr(stats, name)) for name in _TIMES}
     detail.update({name: getattr(stats, name) for name in _NUMBERS})
+    detail["total_connections"] = stats.total_connections
     detail["connections_in"] = None if stats.connections_in is None else dict(stats.connections_in)
     detail["connections_out"] = None if stats.connections_out is None else dict(stats.connections_out)
     if stats.invalid:
@@ -68,7 +69,9 @@ def stats_detail(stats: NodeStats) -> str:
 
 
 def stats_from_row(total_in: int | None, total_out: int | None, viewers: int | None, detail: str | None) -> NodeStats:
-    """The reading a full-resolution row (or, with no detail, a tier bucket) stands for."""
+    """The reading a full-resolution row (or, with no detail, a tier bucket) stands for. The viewers column
+    is playback sessions; every publisher connection (`total_connections`) is in the detail (a store written
+    before the two were told apart has it in the viewers column)."""
     data = _load(detail)
     invalid = data.get("invalid")
     return NodeStats(
@@ -78,7 +81,7 @@ def stats_from_row(total_in: int | None, total_out: int | None, viewers: int | N
         total_bytes_out=total_out,
         connections_in=_counts(data.get("connections_in")),
         connections_out=_counts(data.get("connections_out")),
-        total_connections=viewers,
+        total_connections=_integer(data["total_connections"]) if "total_connections" in data else viewers,
         max_total_connections=_integer(data.get("max_total_connections")),
         max_total_connection_time=_moment(data.get("max_total_connection_time")),
         avg_throughput_in_bps=_integer(data.get("avg_throughput_in_bps")),

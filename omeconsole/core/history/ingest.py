@@ -277,14 +277,13 @@ class Ingest:
 
     @staticmethod
     def _peaks(series: _Series, item: ObservedSample) -> None:
-        """The larger of what was seen and the server's own peak (it saw every moment; we sampled)."""
-        sample, stats = item.sample, item.sample.stats
-        candidates = [(sample.viewers, item.at)]
-        if stats.max_total_connections is not None:
-            candidates.append((stats.max_total_connections, codec.epoch(stats.max_total_connection_time) or item.at))
-        for viewers, at in candidates:
-            if viewers is not None and (series.peak_viewers is None or viewers > series.peak_viewers):
-                series.peak_viewers, series.peak_viewers_at = viewers, at
+        """The highest viewers and rates seen. The server's own peak (maxTotalConnections) is not taken: it
+        counts every publisher session (relays, pushes, recordings, thumbnails, a console's own playlist
+        read), not viewers."""
+        sample = item.sample
+        viewers = sample.viewers
+        if viewers is not None and (series.peak_viewers is None or viewers > series.peak_viewers):
+            series.peak_viewers, series.peak_viewers_at = viewers, item.at
         series.peak_rate_in = _higher(series.peak_rate_in, sample.rate_in_bps)
         series.peak_rate_out = _higher(series.peak_rate_out, sample.rate_out_bps)
 

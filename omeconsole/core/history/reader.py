@@ -273,6 +273,17 @@ class HistoryReader:
                                "LIMIT 1", (series_id, at)).fetchone()
         return None if row is None else str(row[0])
 
+    def first_rates_at(self, server: str, start: float, within: float) -> float | None:
+        """When every node first recorded in [start, start + within] had its first reading with a rate:
+        the moment from which a replay shows each of them with its numbers. None when the full-resolution
+        samples of that stretch are no longer kept (or none had a rate)."""
+        row = self._db.execute(
+            "SELECT max(first_rate) FROM (SELECT min(CASE WHEN x.rate_in IS NOT NULL OR x.rate_out IS NOT NULL "
+            "THEN x.at END) AS first_rate, min(x.at) AS first_at FROM samples x JOIN series n ON n.id = x.series_id "
+            "JOIN servers s ON s.id = n.server_id WHERE s.key = ? AND x.at >= ? AND x.at <= ? GROUP BY n.id "
+            "HAVING first_at <= ?)", (server, start, start + 2 * within, start + within)).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
     def lifecycle(self, server: str) -> list[tuple[NodePath, float, str]]:
         """Every (node, time, "live" | "ended") of a server, in time order."""
         rows = self._db.execute(

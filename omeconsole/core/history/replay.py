@@ -31,6 +31,19 @@ STALE_SPACINGS = 3.0
 """A node whose latest sample is older than this many of its usual spacings is shown stale."""
 
 
+SETTLE_S = 30.0
+"""A replay opens where the nodes recorded in its first this many seconds all have their numbers."""
+
+
+def opening_moment(reader: HistoryReader, servers: list[str], start: float, end: float) -> float:
+    """Where a replay opens: not the very first moment recorded, when a recorder had only read the
+    virtual hosts (the applications and streams come a few requests later, and a rate needs two readings),
+    but the first moment at which every node recorded in the first `SETTLE_S` seconds had been read with
+    a rate; `start` itself when that cannot be told. The cursor can still go back to `start`."""
+    moments = [moment for server in servers if (moment := reader.first_rates_at(server, start, SETTLE_S)) is not None]
+    return min(end, max([start, *moments]))
+
+
 class ReplayCursor:
     """Virtual time between `start` and `end` (epoch seconds), moved by `clock` while playing."""
 

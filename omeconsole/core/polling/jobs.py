@@ -56,6 +56,9 @@ class StatsRead:
     job: StatsJob
     stats: NodeStats
     at: float
+    own: int = 0
+    """The console's own publisher reads of the node that were open while this reading was taken: at most
+    that many of its counted playback connections were the console's (`api/own_reads.py`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +118,11 @@ async def fetch(client: OmeClient, job: Job, clock: Clock) -> Outcome:
     try:
         match job:
             case StatsJob(path):
-                return StatsRead(job, await client.stats(path), clock.monotonic())
+                own = client.own_reads
+                since = own.mark()
+                stats = await client.stats(path)
+                held = own.held(since, own.mark(), path.app, path.stream)
+                return StatsRead(job, stats, clock.monotonic(), held)
             case InfoJob(NodePath(vhost, str(app), str(stream))):
                 return InfoRead(job, await client.stream_info(vhost, app, stream), clock.monotonic())
             case ListingJob(None, _):

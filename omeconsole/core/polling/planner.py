@@ -9,7 +9,8 @@ Order, best first:
 3. the listings on screen: the virtual hosts, their applications, and the streams of every application
    expanded on screen (every listing interval, and at once when newly expanded);
 4. the other visible nodes' statistics, least recently asked first (round-robin when the budget cannot
-   cover them all);
+   cover them all), then, once each, the input info of visible streams whose statistics do not tell their
+   input (open source v1 has no inbound counts: the tree would say `n/a` until the stream is opened);
 5. background listings: applications not expanded (every background listing interval), at most
    `listing_share` of the room while visible nodes wait.
 While the link is down, only one probe goes out: the selected node, else the root listing.
@@ -57,6 +58,10 @@ class PlanSource(Protocol):
     def last_attempt(self, path: NodePath) -> float: ...
 
     def info_due_at(self, path: NodePath, every: float) -> float | None: ...
+
+    def input_unknown(self, path: NodePath) -> bool:
+        """A stream read at least once whose input neither its statistics nor an info read told."""
+        ...
 
     @property
     def book(self) -> ListingSource: ...
@@ -125,6 +130,9 @@ def plan(source: PlanSource, screen: Screen, room: Room, settings: PollSettings,
         add(job)
     for path in others:
         add(StatsJob(path))
+    for path in screen.askable:
+        if path.level == "stream" and path != selected and source.input_unknown(path):
+            add(InfoJob(path))
     return jobs
 
 

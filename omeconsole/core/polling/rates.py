@@ -28,6 +28,7 @@ so (`Sample.disagree`), and the screen can show that the two do not agree instea
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
@@ -145,7 +146,7 @@ class RateWindow:
         disagree = _DISAGREE[(_disagrees(reads, rate_in, _avg_in, _counter(stats.max_throughput_in_bps)),
                               _disagrees(reads, rate_out, _avg_out, _counter(stats.max_throughput_out_bps)))]
         return Sample(at=at, rate_in_bps=None if rate_in is None else rate_in.bps,
-                      rate_out_bps=None if rate_out is None else rate_out.bps, viewers=stats.total_connections,
+                      rate_out_bps=None if rate_out is None else rate_out.bps, viewers=stats.viewers,
                       stats=stats, window_s=None if window is None else window.seconds,
                       window_clock=None if window is None else window.clock, disagree=disagree)
 
@@ -222,3 +223,12 @@ def _disagrees(reads: deque[_Read], ours: _Rate | None, figure: Field, peak: int
         return False
     theirs = sum(figures) / len(figures)
     return abs(ours.bps - theirs) > max(RATE_TOLERANCE * max(ours.bps, theirs), DISAGREE_FLOOR_BPS)
+
+
+def without_own(sample: Sample, own: int) -> Sample:
+    """The reading with the console's own open publisher reads (`own`, at most) taken off its viewers: the
+    server counts a playlist reader while its connection is open, the console is no audience."""
+    if own <= 0 or sample.viewers is None:
+        return sample
+    counted = min(own, sample.viewers)
+    return dataclasses.replace(sample, viewers=sample.viewers - counted, own_viewers=counted)

@@ -28,7 +28,7 @@ from omeconsole.core.polling.jobs import (
     StatsRead,
 )
 from omeconsole.core.polling.listing import ROOT, ListingBook, ListingChange
-from omeconsole.core.polling.rates import RateWindow
+from omeconsole.core.polling.rates import RateWindow, without_own
 from omeconsole.core.polling.settings import PollSettings
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
@@ -103,6 +103,12 @@ class NodeStore:
             return -math.inf
         return None if record.ended_at is not None else record.info_at + every
 
+    def input_unknown(self, path: NodePath) -> bool:
+        record = self._records.get(path)
+        return (record is not None and record.info is None and record.info_at == -math.inf
+                and record.ended_at is None and record.latest is not None
+                and record.latest.stats.connections_in is None)
+
     def listing(self) -> Listing:
         return self.book.listing()
 
@@ -125,8 +131,8 @@ class NodeStore:
 
     def apply(self, outcome: Outcome, interval: float) -> None:
         match outcome:
-            case StatsRead(StatsJob(path), stats, at):
-                self._read(path, self._record(path).rates.sample(stats, at))
+            case StatsRead(StatsJob(path), stats, at, own):
+                self._read(path, without_own(self._record(path).rates.sample(stats, at), own))
             case InfoRead(InfoJob(path), info, _):
                 self._record(path).info = info
                 self._changed.add(path)

@@ -28,7 +28,7 @@ from omeconsole.api.wire import Id3EventType, Id3Frame
 from omeconsole.core.adops.plan import MAX_DURATION_S, SendPlan, WarningCode
 from omeconsole.core.config import Id3Template
 from omeconsole.ui.adops.changes import AdOpsChanged
-from omeconsole.ui.adops.outside import outside
+from omeconsole.ui.adops.outside import append_outside, outside
 from omeconsole.ui.adops.plan_text import STANDING_REFUSALS, banner_text, request_text, target_text, warnings_text
 
 CUE_OUT_PRESETS_S = (15, 30, 60, 90, 120)
@@ -145,6 +145,17 @@ class CueOutDialog(ModalScreen[SendPlan | None]):
         self.dismiss(None)
 
 
+def server_heading(plan: SendPlan) -> Text:
+    """The server a send goes to, as the confirmation's first and widest line: `ON SERVER edge-2 ·
+    127.0.0.1:8081` (the profile first when there is one: it is the name the operator chose)."""
+    text = Text("ON SERVER ")
+    append_outside(text, plan.profile or plan.server, "bold")
+    if plan.profile:
+        text.append(" · ")
+        append_outside(text, plan.server, "")
+    return text
+
+
 class ConfirmSend(ModalScreen[frozenset[WarningCode] | None]):
     """ "Send this?" with exactly what will be sent, and every warning of the plan.
 
@@ -168,6 +179,7 @@ class ConfirmSend(ModalScreen[frozenset[WarningCode] | None]):
         plan = self.plan
         with Vertical(classes="adops-dialog") as box:
             box.border_title = "send?"
+            yield Static(server_heading(plan), id="send-server", classes="send-server")
             yield Static(outside(self._question, "bold"), id="question")
             yield Static(id="target")
             yield Static(id="banner", classes="banner")

@@ -24,7 +24,7 @@ from omeconsole.core.context import ServerContext
 from omeconsole.core.history.database import HistoryError
 from omeconsole.core.history.observations import server_key
 from omeconsole.core.history.reader import HistoryReader, StoredServer
-from omeconsole.core.history.replay import ReplayCursor
+from omeconsole.core.history.replay import ReplayCursor, opening_moment
 from omeconsole.core.history.replay_engine import ReplayClock, ReplayEngine, no_network_client
 from omeconsole.core.history.summary import duration
 from omeconsole.core.session import Connector, Session, poll_settings
@@ -88,7 +88,7 @@ def open_replay(settings: Settings, clock: Clock, *, since: float = DEFAULT_SINC
         if not hosts:
             raise ReplayRefused(f"nothing recorded for {visible(server.key)} in the last {duration(since)}")
         start = max(now - since, min(s.first_seen for s in hosts))
-        return Replay(reader, server, ReplayCursor(clock, start, now))
+        return Replay(reader, server, ReplayCursor(clock, start, now, opening_moment(reader, [server.key], start, now)))
     except BaseException:
         reader.close()
         raise

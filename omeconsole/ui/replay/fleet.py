@@ -23,7 +23,7 @@ from omeconsole.core.fleet.settings import FleetSettings, member_name
 from omeconsole.core.history.database import HistoryError
 from omeconsole.core.history.observations import server_key
 from omeconsole.core.history.reader import HistoryReader, StoredServer
-from omeconsole.core.history.replay import ReplayCursor
+from omeconsole.core.history.replay import ReplayCursor, opening_moment
 from omeconsole.core.history.replay_engine import ReplayClock, ReplayEngine
 from omeconsole.core.history.summary import duration
 from omeconsole.core.text import visible
@@ -78,7 +78,8 @@ def open_fleet_replay(fleet: FleetSettings, clock: Clock, *, since: float = DEFA
         if not kept:
             raise ReplayRefused(f"nothing recorded for fleet {visible(fleet.name)} in the last {duration(since)}")
         replayed = FleetSettings(fleet.name, tuple(kept), fleet.request_budget)
-        cursor = ReplayCursor(clock, max(now - since, first), now)
+        start = max(now - since, first)
+        cursor = ReplayCursor(clock, start, now, opening_moment(reader, [server.key for server in found], start, now))
         return FleetReplay(reader, replayed, tuple(found), tuple(missing), cursor)
     except BaseException:
         reader.close()

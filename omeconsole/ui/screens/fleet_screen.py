@@ -178,10 +178,14 @@ class FleetScreen(DashboardScreen):
         tree = self.query_one(NodeTree)
         path = tree.cursor_path
         self.rebind(self.fleet.switch(profile))
-        if path is not None:
-            tree.select_path(path, nearest=True)
+        self._draw_rows()  # the tree's server level: `profile`'s nodes now open under its row
+        # The highlighted row moves with the server: its node when it has it, else the server's own row
+        # (never left on the server the operator just left, which the detail would then describe).
+        if path is None or not tree.select_path(path, nearest=True) or tree.cursor_path is None:
+            tree.select_server(profile)
         self.say(f"on server {profile} ({self.live.context.host})")
         self.selection_changed()
+        self._refresh_detail()
 
     def action_next_server(self) -> None:
         self._step_server(+1)

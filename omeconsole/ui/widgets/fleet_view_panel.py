@@ -15,34 +15,45 @@ from rich.text import Text
 from textual.widgets import Static
 
 from omeconsole.core import units
-from omeconsole.core.fleet.views import RELAY, FleetView, ServerPart
+from omeconsole.core.fleet.views import FleetView, ServerPart
 from omeconsole.core.text import visible
+from omeconsole.model import audience
 
 PRESENCE_WORDS = {"absent": "not on this server", "pending": "listed, not read yet"}
 
 
 def viewer_protocols(view: FleetView) -> list[str]:
-    """The protocols with viewers somewhere in the fleet (OVT is relays, shown on its own)."""
-    return sorted(name for name, count in view.by_protocol.items() if count and name != RELAY)
+    """The playback protocols with viewers somewhere in the fleet (relays, pushes, recordings and thumbnails
+    are not viewers: they have their own columns)."""
+    return sorted(name for name, count in view.by_protocol.items() if count and name in audience.PLAYBACK)
+
+
+def other_columns(view: FleetView) -> list[tuple[str, str]]:
+    """(protocol, word) of the not-viewer connections to show: relays always, the others when any server
+    has some."""
+    return [(name, word) for name, word in audience.NOT_VIEWERS
+            if name == audience.RELAY or view.by_protocol.get(name, 0)]
 
 
 def _cells(values: Iterable[str], style: str = "") -> list[Text]:
     return [Text(value, style=style, no_wrap=True, overflow="ellipsis") for value in values]
 
 
-def _server_cells(part: ServerPart, protocols: list[str]) -> list[Text]:
+def _server_cells(part: ServerPart, protocols: list[str], others: list[tuple[str, str]]) -> list[Text]:
     if part.presence != "present":
         words = PRESENCE_WORDS.get(part.presence) or f"not read: {visible(part.error or 'no answer', 60)}"
         return [*_cells([visible(part.profile)], "bold"), *_cells(["", words], "italic")]
     counts = [units.count(part.by_protocol.get(name, 0)) for name in protocols]
     return [*_cells([visible(part.profile)], "bold"),
             *_cells([part.role or "?", units.rate(part.rate_in_bps), units.count(part.viewers), *counts,
-                     units.count(part.relays), units.rate(part.rate_out_bps)])]
+                     *(units.count(part.by_protocol.get(name, 0)) for name, _ in others),
+                     units.rate(part.rate_out_bps)])]
 
 
 def fleet_table(view: FleetView, colours: Mapping[str, str]) -> Table:
     """One row per server, then the fleet's sums (`Σ fleet`)."""
     protocols = viewer_protocols(view)
+    others = other_columns(view)
     table = Table(box=None, padding=(0, 1), show_edge=False, expand=False, header_style=colours.get("muted", ""))
     table.add_column("server", no_wrap=True)
     table.add_column("role", no_wrap=True)
@@ -50,13 +61,16 @@ def fleet_table(view: FleetView, colours: Mapping[str, str]) -> Table:
     table.add_column("viewers", justify="right", no_wrap=True)
     for name in protocols:
         table.add_column(visible(name, 12), justify="right", no_wrap=True)
-    table.add_column("relays", justify="right", no_wrap=True)
+    for _, word in others:
+        table.add_column(word, justify="right", no_wrap=True)
     table.add_column("out", justify="right", no_wrap=True)
     for part in view.servers:
-        table.add_row(*_server_cells(part, protocols))
+        table.add_row(*_server_cells(part, protocols, others))
     sums = [units.count(view.by_protocol.get(name, 0)) for name in protocols]
+    other_sums = [units.count(view.relays) if name == audience.RELAY else units.count(view.by_protocol.get(name, 0))
+                  for name, _ in others]
     table.add_row(*_cells(["Σ fleet", "ingest", units.rate(view.ingest_bps), units.count(view.viewers), *sums,
-                           units.count(view.relays), units.rate(view.rate_out_bps)], "bold"))
+                           *other_sums, units.rate(view.rate_out_bps)], "bold"))
     return table
 
 

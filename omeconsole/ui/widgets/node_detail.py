@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
-from omeconsole.model.nodes import NodeView
+from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import name_text, node_badges
 from omeconsole.ui.widgets.chart_scale import WINDOWS
@@ -32,6 +32,7 @@ from omeconsole.ui.widgets.totals_panel import TotalsPanel
 WIDE_DETAIL = 120
 """From this width the totals and the source and tracks sit side by side."""
 LEVEL_WORDS = {"vhost": "virtual host", "app": "application", "stream": "stream"}
+BARS_IN, BARS_OUT = "inbound (providers)", "outbound (publishers)"
 
 
 def chart_series(view: NodeView, now: float, window: float) -> list[Series]:
@@ -54,7 +55,7 @@ def header_text(view: NodeView, colours: dict[str, str], notes: Text | None) -> 
                   overflow="ellipsis")
     header.append_text(name_text(str(view.path), colours))
     header.append("  ")
-    header.append_text(node_badges(view, colours))
+    header.append_text(node_badges(view, colours, own=True))
     if notes:
         header.append("\n")
         header.append_text(notes)
@@ -84,8 +85,8 @@ class NodeDetail(VerticalScroll):
             yield RateSparkline("in", "rate-in", id="spark-in")
             yield RateSparkline("out", "rate-out", id="spark-out")
         with Horizontal(id="detail-connections"):
-            yield ConnectionBars("inbound (providers)", PROVIDER_PROTOCOLS, id="bars-in")
-            yield ConnectionBars("outbound (publishers)", PUBLISHER_PROTOCOLS, id="bars-out")
+            yield ConnectionBars(BARS_IN, PROVIDER_PROTOCOLS, id="bars-in")
+            yield ConnectionBars(BARS_OUT, PUBLISHER_PROTOCOLS, id="bars-out")
         with Horizontal(id="detail-lower"):
             yield TotalsPanel(id="detail-totals")
             yield StreamInfoPanel(id="detail-info")
@@ -135,10 +136,15 @@ class NodeDetail(VerticalScroll):
         chart.set_series(series, now=now, min_gap=self._chart_gap if same_node else 0.0)
         self.query_one("#spark-in", RateSparkline).show(series[0].ys, fresh=not same_node)
         self.query_one("#spark-out", RateSparkline).show(series[1].ys, fresh=not same_node)
-        current = view.current
-        stats = current.stats if current else None
-        self.query_one("#bars-in", ConnectionBars).show(stats.connections_in if stats else None, fresh=not same_node)
-        self.query_one("#bars-out", ConnectionBars).show(stats.connections_out if stats else None, fresh=not same_node)
+        # An ended stream shows its connections as last known (its last reading), and says so.
+        ended = view.state is NodeState.ENDED
+        shown = view.latest if ended else view.current
+        stats = shown.stats if shown else None
+        for selector, title, counts in (("#bars-in", BARS_IN, stats.connections_in if stats else None),
+                                        ("#bars-out", BARS_OUT, stats.connections_out if stats else None)):
+            bars = self.query_one(selector, ConnectionBars)
+            bars.border_title = f"{title}, last known" if ended else title
+            bars.show(counts, fresh=not same_node)
         self.call_after_refresh(self._say_what_is_below)
 
     def on_resize(self) -> None:

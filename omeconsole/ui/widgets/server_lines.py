@@ -3,7 +3,8 @@ the card the detail shows when the cursor is on a server's row.
 
 A server's row says which server (profile), whether it answers (connected / connecting / unreachable,
 with the time since it last answered and why), how fast (median latency), how often it fails (errors per
-minute), its own totals (viewers, relays to edges, out), what it is (edition and version) and where (host:port),
+minute), its own totals (viewers, then relays to edges, pushes, recordings and thumbnails by name, out),
+what it is (edition and version) and where (host:port),
 with a badge counting its alerts firing (the fleet's line adds them up). Names and messages came from
 servers or the config: they are drawn as data (`visible`, rich Text, never markup).
 """
@@ -17,6 +18,7 @@ from rich.text import Text
 from omeconsole.core import units
 from omeconsole.core.fleet.health import ServerHealth
 from omeconsole.core.text import visible
+from omeconsole.model import audience
 from omeconsole.ui.badges import marks_text, name_text
 from omeconsole.ui.fleet_live import FleetSummary, ServerSummary
 from omeconsole.ui.widgets.status_bar import CONNECTION_MARKS
@@ -45,7 +47,7 @@ def _alerts(firing: int) -> str:
 
 
 def server_label(server: ServerSummary, colours: Mapping[str, str]) -> tuple[Text, int]:
-    """`origin  ● connected  12 ms  0 err/min  16 viewers  out 25.1 Mb/s  OvenMediaEngine 0.20.1  127.0.0.1:8081`
+    """`origin  ● connected  12 ms  0 err/min  0 viewers  out 25.1 Mb/s  16 relays  OvenMediaEngine 0.20.1  host:port`
     (ingest is on the fleet's line, the streams' rows and the server's card), and the width of all but what and
     where it is (the tree makes room for that much; the status line and the card name the server's address)."""
     health = server.health
@@ -60,10 +62,10 @@ def server_label(server: ServerSummary, colours: Mapping[str, str]) -> tuple[Tex
     label.append(f"{health.errors_per_minute:.0f} err/min", style=warn if health.errors_per_minute > 0 else "")
     if health.reachable:
         label.append(f"{GAP}{units.count(server.viewers)} viewers")
-        if server.relays:
-            label.append(f"{GAP}{units.count(server.relays)} relay{'s' if server.relays != 1 else ''}", style=muted)
         label.append(f"{GAP}out ", style=muted)
         label.append(units.rate(server.rate_out_bps), style=colours.get("rate-out", ""))
+        for word, count in server.others:  # after out: a narrow tree cuts these first (the card has them all)
+            label.append(f"{GAP}{audience.count_text(count, word)}", style=muted)
     else:
         label.append(f"{GAP}{_why_not(health)}", style=warn)
     needed = label.cell_len
@@ -83,9 +85,10 @@ def server_card(server: ServerSummary, colours: Mapping[str, str]) -> Text:
              ("errors", f"{health.errors_per_minute:.0f} per minute"
               + (f"; last: {visible(health.last_error, 120)}" if health.last_error else ""))]
     if health.reachable:
-        relays = f" (and {units.count(server.relays)} OVT relays to edges)" if server.relays else ""
-        items.append(("totals", f"{units.count(server.viewers)} viewers{relays}  in {units.rate(server.rate_in_bps)}"
-                                f"  out {units.rate(server.rate_out_bps)}"))
+        others = "; ".join(audience.count_text(count, word) for word, count in server.others)
+        not_viewers = f" (not viewers: {others})" if others else ""
+        items.append(("totals", f"{units.count(server.viewers)} viewers{not_viewers}"
+                                f"  in {units.rate(server.rate_in_bps)}  out {units.rate(server.rate_out_bps)}"))
     else:
         items.append(("totals", f"not read ({_why_not(health)})"))
     items.append(("alerts", f"{server.alerts} firing"))
@@ -96,6 +99,10 @@ def server_card(server: ServerSummary, colours: Mapping[str, str]) -> Text:
     card.append("Enter or → on its row: its hosts, applications and streams (the status line, the detail and "
                 "every send then act on this server)", style=muted)
     return card
+
+
+def _others(others: tuple[tuple[str, int], ...]) -> str:
+    return " · ".join(audience.count_text(count, word) for word, count in others)
 
 
 def fleet_line(summary: FleetSummary) -> Text:
@@ -111,4 +118,6 @@ def fleet_line(summary: FleetSummary) -> Text:
         line.append(GAP + _alerts(summary.alerts), style="bold")
     if totals.not_read:
         line.append(f"  (without {', '.join(visible(name) for name in totals.not_read)}: not read)", style="bold")
+    if totals.others:  # last: a narrow line cuts these first
+        line.append(f"  not viewers: {_others(totals.others)}")
     return line
