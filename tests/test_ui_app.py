@@ -30,6 +30,7 @@ from ui_support import (
     threaded_sim,
     tree_row,
 )
+from wait_support import palette_searched
 
 from omeconsole.core.session import Started, connector
 from omeconsole.model.nodes import NodeState
@@ -356,7 +357,8 @@ async def test_palette_connect_switches_to_another_server(threaded_sim: Threaded
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.settle()
         assert app.session.engine.connection.status == "unreachable"
-        await pilot.press("ctrl+p", *"connect to", "enter")
+        await palette_searched(pilot, *"connect to")
+        await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ConnectPrompt)
         url = app.screen.query_one("#url", Input)
@@ -380,7 +382,8 @@ async def test_palette_switches_to_a_profile_from_the_config_file(
     async with app.run_test(size=(100, 30)) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.settle()
-        await pilot.press("ctrl+p", *"profile: lab", "enter")
+        await palette_searched(pilot, *"profile: lab")
+        await pilot.press("enter")
         await driver.step(1.0, times=2)
         assert app.settings.profile == "lab"
         assert app.session.engine.connection.status == "connected" and NEWS in tree_of(app).paths()

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from paint_support import settled
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
+from wait_support import settled
 from widget_support import stats
 
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
