@@ -23,7 +23,7 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.image import SVGImageSnapshotExtension
 from textual.pilot import Pilot
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_ui, threaded_sim
-from wait_support import palette_searched
+from wait_support import palette_searched, resized
 
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.screens.dashboard import DashboardScreen
@@ -90,7 +90,7 @@ async def pictures(app: ConsoleApp, clock: ParkingClock, simulator: ThreadedSimu
             await driver.settle()
         assert isinstance(app.screen, expected), app.screen
         for width, height in sizes:
-            await pilot.resize_terminal(width, height)
+            await resized(pilot, width, height)
             await driver.settle()
             await pilot.wait_for_scheduled_animations()
             taken[f"{width}x{height}"] = app.export_screenshot()

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
+from collections.abc import Callable
 from typing import Any
 
 from textual.command import CommandPalette
 from textual.pilot import Pilot
-from textual.widget import Widget
 from textual.worker import WorkerCancelled
 
 
-async def settled(pilot: Pilot[Any], widget: Widget) -> None:
-    """Return once `widget` is painted, what it queued for after its paint has run, and its result is painted."""
+async def settled(pilot: Pilot[Any]) -> None:
+    """Return once the screen is painted, what its widgets queued for after that paint (`call_after_refresh`)
+    has run, and what that changed is painted too."""
     await pilot.pause()
     ran = asyncio.Event()
-    widget.call_after_refresh(ran.set)  # runs after the callbacks queued before it, in order
+    pilot.app.screen.call_after_refresh(ran.set)  # runs after the callbacks queued before it, in order
     await ran.wait()
     await pilot.pause()
 
@@ -38,3 +40,19 @@ async def palette_searched(pilot: Pilot[Any], *keys: str) -> None:
             with contextlib.suppress(WorkerCancelled):  # a later keystroke's search replaced it
                 await search.wait()
     await pilot.pause()
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], guard_s: float = 30.0) -> None:
+    """Pause until `condition` holds (for what Textual does on a real-time timer); the guard is no timing."""
+    deadline = time.monotonic() + guard_s
+    while not condition():
+        assert time.monotonic() < deadline, "never happened"
+        await pilot.pause()
+
+
+async def resized(pilot: Pilot[Any], width: int, height: int) -> None:
+    """Resize the terminal and return once the screen has the new size, settled: the app takes a resize on
+    a real-time timer (1/120 s, merging a burst of them), which a pause may or may not see fire."""
+    await pilot.resize_terminal(width, height)
+    await until(pilot, lambda: pilot.app.screen.outer_size == (width, height))
+    await settled(pilot)
