@@ -69,7 +69,7 @@ class ConsoleApp(App[None]):
     TITLE = "omeconsole"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-compact"), (140, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-regular"), (40, "-tall")]
-    BINDINGS = bindings("help", "quit", "ended")
+    BINDINGS = bindings("help", "quit", "ended", "interrupt")
 
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
@@ -299,6 +299,25 @@ class ConsoleApp(App[None]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(help_entries(self.screen, self.settings.keymap)))
+
+    def sends_in_flight(self) -> list[str]:
+        """The sends of this console that left and are not answered yet, in words."""
+        return self.live.session.adops.in_flight() if self._live is not None else []
+
+    def action_interrupt(self) -> None:
+        """ctrl+c quits, as in any terminal program; while a send is in flight it asks first."""
+        sending = self.sends_in_flight()
+        if not sending:
+            self.exit()
+            return
+        from omeconsole.ui.screens.quit_prompt import QuitWhileSending  # only when asked
+
+        if not isinstance(self.screen, QuitWhileSending):
+            self.push_screen(QuitWhileSending(sending), self._quit_answered)
+
+    def _quit_answered(self, quit_anyway: bool | None) -> None:
+        if quit_anyway:
+            self.exit()
 
     def action_ended(self) -> None:
         from omeconsole.ui.ended_screen import EndedScreen, ended_source  # only when asked

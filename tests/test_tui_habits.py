@@ -1,0 +1,74 @@
+"""The keys k9s and lazygit users type without thinking, against the real simulator through Pilot:
+ctrl+c quits (asking first only while a send is in flight), j/k/g/G in every list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList, Static
+from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, shown, threaded_sim
+
+from omeconsole.model.paths import NodePath
+from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.screens.node_screen import NodeScreen
+from omeconsole.ui.screens.quit_prompt import QuitWhileSending
+
+__all__ = ["console_clock", "quiet_ui", "threaded_sim"]
+
+NEWS = NodePath("default", "app", "news")
+APP = NodePath("default", "app")
+
+
+async def test_ctrl_c_quits_at_once_when_nothing_is_being_sent(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(NEWS))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await Driver(pilot, console_clock, threaded_sim).warm_up(2)
+        assert isinstance(app.screen, DashboardScreen)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.return_code == 0, "ctrl+c left the console"
+
+
+async def test_ctrl_c_while_a_send_is_in_flight_asks_first_names_the_send_and_n_stays(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(NEWS))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await Driver(pilot, console_clock, threaded_sim).warm_up(2)
+        assert app.session.adops.stream(NEWS).ad_break.try_begin("cue-out") is None  # left, not answered yet
+        await pilot.press("ctrl+c")
+        assert isinstance(app.screen, QuitWhileSending)
+        assert "cue-out to default/app/news" in shown(app.screen.query_one("#quit-sending", Static))
+        await pilot.press("n")
+        assert isinstance(app.screen, DashboardScreen) and app.return_code is None
+        await pilot.press("ctrl+c")
+        await pilot.press("escape")
+        assert isinstance(app.screen, DashboardScreen) and app.return_code is None
+        await pilot.press("ctrl+c", "y")
+        await pilot.pause()
+        assert app.return_code == 0, "y quit with the send unanswered"
+
+
+async def test_j_k_g_G_move_through_a_nodes_children(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(APP))
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        await pilot.press("enter")
+        await driver.settle()
+        assert isinstance(app.screen, NodeScreen)
+        children = app.screen.query_one("#children", OptionList)
+        children.focus()
+        count = children.option_count
+        assert count >= 3
+        await pilot.press("g")
+        assert children.highlighted == 0
+        await pilot.press("j", "j")
+        assert children.highlighted == 2
+        await pilot.press("k")
+        assert children.highlighted == 1
+        await pilot.press("G")
+        assert children.highlighted == count - 1
+        await pilot.press("pageup")
+        assert children.highlighted == 0
