@@ -6,12 +6,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import OptionList, Static
-from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, shown, threaded_sim
+from ui_support import (
+    Driver,
+    ParkingClock,
+    ThreadedSimulator,
+    console_clock,
+    make_app,
+    quiet_ui,
+    shown,
+    status_of,
+    threaded_sim,
+)
 
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.quit_prompt import QuitWhileSending
+from omeconsole.ui.widgets.node_tree import NodeTree
 
 __all__ = ["console_clock", "quiet_ui", "threaded_sim"]
 
@@ -72,3 +83,29 @@ async def test_j_k_g_G_move_through_a_nodes_children(
         assert children.highlighted == count - 1
         await pilot.press("pageup")
         assert children.highlighted == 0
+
+
+async def test_s_sorts_by_name_viewers_input_rate_and_output_rate_each_named_on_the_status_line(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(NEWS))
+    async with app.run_test(size=(160, 48)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(3)
+        tree = app.screen.query_one(NodeTree)
+        engine = app.session.engine
+
+        def streams_by(rate: str) -> list[float]:
+            paths = [p for p in tree.paths() if p.level == "stream" and p.app == "app"]
+            samples = [engine.node(p).latest for p in paths]
+            return [getattr(s, rate) or 0.0 for s in samples if s is not None]
+
+        for order, rate in (("viewers", "viewers"), ("input rate", "rate_in_bps"), ("output rate", "rate_out_bps")):
+            await pilot.press("s")
+            await driver.step()
+            assert f"sort: {order}" in status_of(app)
+            values = streams_by(rate)
+            assert len(values) >= 3 and values == sorted(values, reverse=True), (order, values)
+        await pilot.press("s")
+        await driver.step()
+        names = [p.name for p in tree.paths() if p.level == "stream" and p.app == "app"]
+        assert names == sorted(names, key=str.casefold) and "sort: output rate" not in status_of(app)

@@ -84,7 +84,8 @@ _OWN = (
     # View.
     ConsoleAction("filter", "slash", "filter", "Filter", V, "Show only nodes whose name contains the text"),
     ConsoleAction("clear_filter", "escape", "clear_filter", "Clear filter", V, show=False),
-    ConsoleAction("sort", "s", "cycle_sort", "Sort", V, "Sort by name, viewers or bit rate in turn"),
+    ConsoleAction("sort", "s", "cycle_sort", "Sort", V,
+                  "Sort by name, viewers, input rate or output rate in turn (the status line names the order)"),
     ConsoleAction("chart_window", "w", "chart_window(1)", "Window", V,
                   "What the charts span: 1 min, 5 min, 15 min, 1 h in turn"),
     ConsoleAction("chart_window_back", "W", "chart_window(-1)", "Shorter window", V,
