@@ -109,3 +109,14 @@ async def test_s_sorts_by_name_viewers_input_rate_and_output_rate_each_named_on_
         await driver.step()
         names = [p.name for p in tree.paths() if p.level == "stream" and p.app == "app"]
         assert names == sorted(names, key=str.casefold) and "sort: output rate" not in status_of(app)
+
+
+async def test_select_of_a_path_that_does_not_exist_says_so_with_the_nearest_names_and_opens_nothing(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default/app/newz")
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        await Driver(pilot, console_clock, threaded_sim).warm_up(3)
+        said = [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert any("default/app/newz is not on the server" in text and "nearest: default/app/news" in text
+                   for text in said), said
+        assert app.session.engine.selected is None, "no other node was opened in its place"

@@ -14,6 +14,7 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Footer, Input
 
+from omeconsole.core.nearest import nearest_paths
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
 from omeconsole.model.paths import NodePath
@@ -170,8 +171,11 @@ class DashboardScreen(LiveScreen):
         if (not self._told_missing and live.engine.connection.status == "connected"
                 and waited >= live.settings.listing_interval):
             self._told_missing = True
-            self.notify(f"{visible(str(wanted))} is not on the server (yet); it will be selected when it appears",
-                        severity="warning", markup=False)
+            nearest = nearest_paths(wanted, live.engine.listing())
+            hint = f"; nearest: {', '.join(str(path) for path in nearest)}" if nearest else ""
+            self.notify(visible(f"{wanted} is not on the server (yet){hint}. Nothing else was opened: it will be "
+                                "selected when it appears"), title="--select", severity="warning", timeout=15,
+                        markup=False)
 
     # Tree events --------------------------------------------------------------------------------------
 
