@@ -96,6 +96,8 @@ class ConsoleApp(App[None]):
         self._stop_alerts: Unsubscribe | None = None
         self._started = started
         self._theme_notes, self._theme_once_running = self._load_themes()
+        self.intro: str | None = None
+        """A line the dashboard shows above the tree (the demo says where its server is, and its token)."""
 
     async def run_async(self, **options: Any) -> Any:
         """In a terminal (`run` comes here too; tests' `run_test` does not): the process's garbage
@@ -222,7 +224,7 @@ class ConsoleApp(App[None]):
 
     def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
         """The first screen of a session (a replay's app shows its own)."""
-        return DashboardScreen(live, select=select)
+        return DashboardScreen(live, select=select, intro=self.intro)
 
     def _show(self, dashboard: Screen[None]) -> Awaitable[object]:
         """The new session's dashboard replaces every screen of the old one (awaitable: until it is shown)."""

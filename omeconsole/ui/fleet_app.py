@@ -87,7 +87,7 @@ class FleetConsoleApp(ConsoleApp):
 
     def fleet_screen(self, fleet: FleetLive, select: NodePath | None) -> Screen[None]:
         """The fleet's first screen (a replay's app shows its own)."""
-        return FleetScreen(fleet, select=select)
+        return FleetScreen(fleet, select=select, intro=self.intro)
 
     def _past_of(self, recording: ConsoleRecording, session: Session) -> StoredPast:
         return StoredPast(recording.path, recording.settings, server_of(session).key, self.clock,

@@ -12,7 +12,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.widgets import Footer, Input
+from textual.widgets import Footer, Input, Static
 
 from omeconsole.core.nearest import nearest_paths
 from omeconsole.core.text import visible
@@ -37,10 +37,11 @@ class DashboardScreen(LiveScreen):
 
     filter_text: reactive[str] = reactive("", init=False)
 
-    def __init__(self, live: LiveSession, *, select: NodePath | None = None) -> None:
+    def __init__(self, live: LiveSession, *, select: NodePath | None = None, intro: str | None = None) -> None:
         """`select`: the node to put the cursor on once it is listed (`--select`, or the node shown
-        before a reconnection)."""
+        before a reconnection). `intro`: a line above the tree (the demo's addresses and token)."""
         super().__init__(live)
+        self._intro = intro
         self.recorded = recorded_ended(live)
         """The server's ended streams recorded in the history store (None: no store), for the tree."""
         self._pending = select
@@ -49,6 +50,8 @@ class DashboardScreen(LiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
+        if self._intro:
+            yield Static(self._intro, id="intro", markup=False)
         yield from self.compose_above_body()
         with Horizontal(id="body"):
             yield NodeTree(id="tree")
