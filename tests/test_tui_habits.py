@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from ui_support import (
     Driver,
     ParkingClock,
@@ -20,6 +20,7 @@ from ui_support import (
 
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.screens.jump_prompt import JumpPrompt
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.quit_prompt import QuitWhileSending
 from omeconsole.ui.widgets.node_tree import NodeTree
@@ -120,3 +121,28 @@ async def test_select_of_a_path_that_does_not_exist_says_so_with_the_nearest_nam
         assert any("default/app/newz is not on the server" in text and "nearest: default/app/news" in text
                    for text in said), said
         assert app.session.engine.selected is None, "no other node was opened in its place"
+
+
+async def test_colon_jumps_to_a_stream_by_name_with_completion_and_says_when_nothing_matches(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select="default")
+    async with app.run_test(size=(160, 48)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(3)
+        tree = app.screen.query_one(NodeTree)
+        assert tree.cursor_path == NodePath("default")
+        await pilot.press("colon")
+        assert isinstance(app.screen, JumpPrompt)
+        await pilot.press(*"default/app/ne", "right")  # → takes the completion
+        assert app.screen.query_one("#jump", Input).value == "default/app/news"
+        await pilot.press("enter")
+        assert isinstance(app.screen, DashboardScreen) and tree.cursor_path == NEWS
+        await driver.step()
+        assert app.session.engine.selected == NEWS
+
+        await pilot.press("colon", *"newz", "enter")  # a typo: answered in the prompt, nothing opened
+        assert isinstance(app.screen, JumpPrompt)
+        problem = shown(app.screen.query_one("#jump-problem", Static))
+        assert "newz: no node of that name is listed" in problem and "news" in problem
+        await pilot.press("escape")
+        assert isinstance(app.screen, DashboardScreen) and tree.cursor_path == NEWS

@@ -84,6 +84,9 @@ _OWN = (
     # View.
     ConsoleAction("filter", "slash", "filter", "Filter", V, "Show only nodes whose name contains the text"),
     ConsoleAction("clear_filter", "escape", "clear_filter", "Clear filter", V, show=False),
+    ConsoleAction("jump", "colon", "jump", "Jump", N,
+                  "Go to a host, application or stream by name (→ completes, Enter goes, Esc cancels)",
+                  key_display=":", show=False),
     ConsoleAction("sort", "s", "cycle_sort", "Sort", V,
                   "Sort by name, viewers, input rate or output rate in turn (the status line names the order)"),
     ConsoleAction("chart_window", "w", "chart_window(1)", "Window", V,

@@ -33,7 +33,7 @@ WIDE_COLUMNS = 140
 
 
 class DashboardScreen(LiveScreen):
-    BINDINGS = bindings("filter", "clear_filter", "sort")
+    BINDINGS = bindings("filter", "clear_filter", "sort", "jump")
 
     filter_text: reactive[str] = reactive("", init=False)
 
@@ -227,6 +227,22 @@ class DashboardScreen(LiveScreen):
         box = self.query_one("#filter", Input)
         box.display = True
         box.focus()
+
+    def action_jump(self) -> None:
+        from omeconsole.ui.screens.jump_prompt import JumpPrompt  # only when asked
+
+        self.app.push_screen(JumpPrompt(self.live.engine.listing), self._jumped)
+
+    def _jumped(self, path: NodePath | None) -> None:
+        if path is None:
+            return
+        self._pending = None  # the operator chose where to go: --select no longer applies
+        if self.filter_text and not self.query_one(NodeTree).select_path(path):
+            self.action_clear_filter()  # the filter hid it: show everything again
+        if self.query_one(NodeTree).select_path(path):
+            self.query_one(NodeTree).focus()
+        else:
+            self.say(f"{path} is no longer listed")
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#filter", Input)
