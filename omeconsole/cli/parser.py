@@ -329,9 +329,11 @@ def build_parser() -> argparse.ArgumentParser:
     _exporter(add)
     _alerts(add)
     config = add("config", "configuration file")
-    config.add_argument("action", choices=("path", "init"),
+    config.add_argument("action", choices=("path", "init", "validate"),
                         help="path: print where the config file is looked for; init: write a commented one "
-                             "(0600, in a 0700 directory) unless it exists")
+                             "(0600, in a 0700 directory) unless it exists; validate: check a file (every "
+                             "table and key; exit 2 naming the file, table and key of each problem)")
+    config.add_argument("file", nargs="?", help="validate: the file to check (default: the config file)")
     _history(add)
     _record(add)
     for name in FLEET_COMMANDS:
