@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from omeconsole.core.nearest import nearest_words
 
 _INPUT_SHOULD = re.compile(r"^Input should (be )?", re.IGNORECASE)
+_VALUE_ERROR = re.compile(r"^(Value|Assertion) error, ")
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:
@@ -69,14 +70,17 @@ def explain(error: ValidationError, model: type[BaseModel], where: str, table: s
         if not loc:
             lines.append(f"{where}: {item['msg']}")
             continue
-        owner, tables = _walk(model, loc)
+        item_level = isinstance(loc[-1], int)  # a rule of [[alerts]] as a whole, not one of its keys
+        owner, tables = _walk(model, [*loc, ""] if item_level else loc)
         place = ".".join(filter(None, [table, *tables]))
         head = f"{where} [{place}]" if place else where
         key = loc[-1]
+        wants = _VALUE_ERROR.sub("", _INPUT_SHOULD.sub("must be ", str(item["msg"])))
         if item["type"] == "extra_forbidden" and isinstance(key, str):
             lines.append(f"{head}: {unknown_key_words(key, known_keys(owner))}")
+        elif item_level:
+            lines.append(f"{head}: {wants}")
         else:
-            wants = _INPUT_SHOULD.sub("must be ", str(item["msg"]))
             lines.append(f"{head}: {key}: {wants}")
     return lines
 
