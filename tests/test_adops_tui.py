@@ -18,6 +18,7 @@ from adops_ui_support import AdOpsHost, Rig, StreamScreen, sends_done, text_of, 
 from conftest import TEST_TOKEN, running_simulator
 from pydantic import SecretStr
 from textual.widgets import Button, DataTable, Input, Select, Static
+from wait_support import palette_searched
 
 from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.config import ConfirmSettings, Id3Template, Settings
@@ -250,13 +251,12 @@ async def test_palette_runs_what_the_keys_run_for_the_selected_stream(sim, tmp_p
     simulator, clock = sim
     app = _host(simulator, clock, tmp_path / "audit.jsonl")
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
-        await pilot.press("ctrl+p", *"cue-out (cue_out)")
-        await pilot.pause(0.3)  # the palette searches in a worker of its own
+        await palette_searched(pilot, *"cue-out (cue_out)")
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, CueOutDialog)
-        await pilot.press("escape", "ctrl+p", *"events (ad_events)")
-        await pilot.pause(0.3)
+        await pilot.press("escape")
+        await palette_searched(pilot, *"events (ad_events)")
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, AdEventsScreen)

@@ -85,7 +85,7 @@ def test_rules_and_webhooks_load_with_the_defaults_of_their_kind(tmp_path: Path)
 def test_a_rule_that_cannot_mean_what_it_says_is_refused_at_load(tmp_path: Path, table: str, message: str) -> None:
     with pytest.raises(ConfigError) as error:
         _load(tmp_path, f"[[alerts]]\n{table}\n")
-    assert message in str(error.value) and "alerts.0" in str(error.value)
+    assert message in str(error.value) and "[alerts #1]" in str(error.value)
 
 
 def test_two_rules_of_one_name_are_refused(tmp_path: Path) -> None:

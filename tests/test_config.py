@@ -174,13 +174,13 @@ def test_a_failing_token_command_does_not_leak_its_output(tmp_path: Path) -> Non
     assert "leaky" not in str(caught.value)
 
 
-def test_unknown_keys_are_warned_and_ignored(tmp_path: Path) -> None:
+def test_an_unknown_key_is_an_error_naming_the_nearest_known_key(tmp_path: Path) -> None:
+    """Issue 27: a misspelt key only warned, and the setting silently kept its default."""
     path = tmp_path / "config.toml"
     path.write_text("intervall = 3\n")
     path.chmod(0o600)
-    warnings: list[str] = []
-    assert load(path, warnings=warnings).interval == 1.0
-    assert any("intervall" in w for w in warnings)
+    with pytest.raises(ConfigError, match=r"unknown key 'intervall' \(did you mean 'interval'\?\)"):
+        load(path, warnings=[])
 
 
 def test_config_path_honours_the_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -74,7 +74,7 @@ async def test_every_servers_samples_are_recorded_and_after_a_restart_each_chart
         for profile in ("origin", "edge-1"):
             assert profile in status_of(app)
             earlier, gap, now = spark_bars(app).partition(" ")
-            assert gap == " " and len(earlier) >= 10, (profile, spark_bars(app))  # the first run, then a gap
+            assert gap == " " and len(earlier) >= 5, (profile, spark_bars(app))  # the first run, then a gap
             assert now.strip() and " " not in now.strip()  # then this run's readings
             await pilot.press("]")  # the next server
             await driver.step()

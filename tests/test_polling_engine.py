@@ -317,3 +317,25 @@ async def test_without_the_setting_nothing_is_frozen(freeze: bool) -> None:
             clock.advance(1.0)
         assert engine.listing()["vh0"]["app1"].live == ("s0", "s1", "s2")
         assert gc.get_freeze_count() == 0
+
+
+async def test_refresh_while_paused_reads_every_node_on_screen_once_not_only_as_many_as_run_at_a_time() -> None:
+    """Eight streams on screen, four requests at a time: r while paused reads all eight, once each."""
+    clock = FakeClock()
+    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=8)
+    streams = [NodePath("vh0", "app0", f"s{i}") for i in range(8)]
+    async with running(fake, clock, max_concurrency=4) as engine:
+        engine.select(streams[0])
+        engine.set_on_screen(streams, {NodePath("vh0", "app0")})
+        await step(clock, 0.25, 8)
+        engine.paused = True
+        await step(clock, 0.5)
+        paused_at = clock.monotonic()
+        await step(clock, 1.0, 5)
+        assert all(polls(fake, paused_at, f"/v2/stats/current/vhosts/vh0/apps/app0/streams/s{i}") == []
+                   for i in range(8))
+        assert engine.refresh_now() is Refresh.ONCE_WHILE_PAUSED
+        await asyncio.wait_for(clock.parked(1), 10)
+        await step(clock, 1.0, 5)
+        counts = [len(polls(fake, paused_at, f"/v2/stats/current/vhosts/vh0/apps/app0/streams/s{i}")) for i in range(8)]
+        assert counts == [1] * 8, counts

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_ui, threaded_sim
+from wait_support import palette_searched
 from widget_support import Gallery
 
 __all__ = ["quiet_ui", "threaded_sim"]
@@ -63,7 +64,7 @@ def test_command_palette(snap_compare: SnapCompare, quiet_ui: None, threaded_sim
     app = make_app(threaded_sim.api_url, clock, tmp_path, select="default/app/news", fixed_address=True)
 
     async def open_palette(pilot: Pilot[Any]) -> None:
-        await pilot.press("ctrl+p", *"theme: ome")
+        await palette_searched(pilot, *"theme: ome")
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=warmed(clock, threaded_sim, 2, open_palette))
 

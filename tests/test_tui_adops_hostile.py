@@ -27,6 +27,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import DataTable, Select, Static
+from wait_support import until
 
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.clock import FakeClock
@@ -235,9 +236,8 @@ async def test_any_text_in_the_audit_log_is_shown_as_data(bare_app: tuple[App[No
         await pilot.pause()
         assert interpretable(app) == []  # the filters name the servers and profiles in the log
         app.screen.query_one("#server-filter", Select).value = Select.NULL  # every server, this one too
-        await pilot.pause()
         table = app.screen.query_one(DataTable)
-        assert table.row_count == 1
+        await until(pilot, lambda: table.row_count == 1, guard_s=10)  # the filter's Changed bubbles up first
         assert interpretable(app) == []
         table.focus()
         await pilot.press("enter")

@@ -118,7 +118,10 @@ async def test_a_stalled_encoder_fires_once_shows_everywhere_and_resolves(
             assert "no input bytes for" in detail and "scope default/app/news" in detail
             assert "alert" in status_of(app)  # the status line, as on every screen
 
-            await steps_until(driver, lambda: "resolved" in alerts_table(app), 16)  # the stall ends at 22 s
+            # the stall ends at 22 s; the alert is held 3 s more by its keep-firing period, and says so
+            await steps_until(driver, lambda: "resolving" in alerts_table(app), 16)
+            assert re.search(r"⚑ resolving \(keep-firing 0:0[1-3]\) +critical +news ingest", alerts_table(app))
+            await steps_until(driver, lambda: "resolved" in alerts_table(app), 4)
             assert re.search(r"✓ resolved +critical +news ingest +default/app/news", alerts_table(app))
             assert "firing" not in alerts_table(app)
             assert "alert" not in status_of(app)
@@ -130,6 +133,41 @@ async def test_a_stalled_encoder_fires_once_shows_everywhere_and_resolves(
             await pilot.press("escape")
             assert isinstance(app.screen, DashboardScreen)
             assert "⚑" not in tree_row(app, NEWS)
+
+
+async def test_alerts_are_ordered_by_state_then_severity_then_age_and_j_k_g_G_move_through_them(
+        quiet_ui: None, console_clock: ParkingClock, tmp_path: Path) -> None:
+    """Two rules on one stall: the warning fires first, the critical one later; critical is listed first."""
+    early = AlertRule(name="early warning", kind="ingest_stopped", scope="default/app/news", after=2,
+                      severity="warning")
+    late = AlertRule(name="late critical", kind="ingest_stopped", scope="default/app/news", after=5,
+                     severity="critical")
+    with ThreadedSimulator(faults=STALL) as simulator:
+        app = listened_app(simulator.api_url, console_clock, tmp_path, [early, late])
+        async with app.run_test(size=(140, 40)) as pilot:
+            driver = Driver(pilot, console_clock, simulator)
+            await driver.warm_up(8)
+            await pilot.press("A")
+            assert isinstance(app.screen, AlertsScreen)
+            await steps_until(driver, lambda: alerts_table(app).count("⚑ firing") == 2, 20)
+            rows = [line for line in alerts_table(app).splitlines() if "firing" in line]
+            assert "late critical" in rows[0] and "early warning" in rows[1], rows
+            screen = app.screen
+            assert screen.highlighted().key.rule == "early warning"  # the cursor stayed on the alert it was on
+            await pilot.press("g")
+            assert screen.highlighted().key.rule == "late critical"
+            await pilot.press("j")
+            assert screen.highlighted().key.rule == "early warning"
+            await pilot.press("k")
+            assert screen.highlighted().key.rule == "late critical"
+            await pilot.press("G")
+            assert screen.highlighted().key.rule == "early warning"
+            await pilot.press("g")
+            assert screen.highlighted().key.rule == "late critical"
+            await pilot.press("pagedown")
+            assert screen.highlighted().key.rule == "early warning"
+            await pilot.press("pageup")
+            assert screen.highlighted().key.rule == "late critical"
 
 
 async def test_a_bitrate_drop_fires_the_drop_rule_and_a_or_escape_closes_the_alerts_screen(

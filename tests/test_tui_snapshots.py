@@ -23,6 +23,7 @@ from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.image import SVGImageSnapshotExtension
 from textual.pilot import Pilot
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_ui, threaded_sim
+from wait_support import palette_searched, resized
 
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.screens.dashboard import DashboardScreen
@@ -44,14 +45,23 @@ async def keys(pilot: Pilot[Any], *pressed: str) -> None:
     await pilot.press(*pressed)
 
 
-# screen id -> (node selected at start, token, keys that open the screen, the screen expected in front)
+async def open_screen(pilot: Pilot[Any], opened: tuple[str, ...]) -> None:
+    """Press the keys that open a screen; keys starting with ctrl+p are a palette search, then Enter."""
+    if opened[0] == "ctrl+p":
+        await palette_searched(pilot, *opened[1:])
+        opened = ("enter",)
+    await pilot.press(*opened)
+
+
+# screen id -> (node selected at start, token, keys that open the screen (ctrl+p, then what is typed in the
+# palette before Enter), the screen expected in front)
 SCREENS: dict[str, tuple[str | None, str | None, tuple[str, ...], type]] = {
     "dashboard": ("default/app/news", None, (), DashboardScreen),
     "stream": ("default/app/news", None, ("enter",), NodeScreen),
     "application": ("default/app", None, ("enter",), NodeScreen),
     "help": ("default/app/news", None, ("question_mark",), HelpScreen),
     "export_done": ("default/app/news", None, ("e",), ExportDone),
-    "connect_prompt": ("default/app/news", None, ("ctrl+p", *"connect to", "enter"), ConnectPrompt),
+    "connect_prompt": ("default/app/news", None, ("ctrl+p", *"connect to"), ConnectPrompt),
     "token_prompt": (None, "not-the-token", (), TokenPrompt),
 }
 
@@ -76,11 +86,11 @@ async def pictures(app: ConsoleApp, clock: ParkingClock, simulator: ThreadedSimu
         driver = Driver(pilot, clock, simulator)
         await driver.warm_up(warm)
         if opened:
-            await pilot.press(*opened)
+            await open_screen(pilot, opened)
             await driver.settle()
         assert isinstance(app.screen, expected), app.screen
         for width, height in sizes:
-            await pilot.resize_terminal(width, height)
+            await resized(pilot, width, height)
             await driver.settle()
             await pilot.wait_for_scheduled_animations()
             taken[f"{width}x{height}"] = app.export_screenshot()
@@ -122,10 +132,11 @@ async def picture_in(theme: str, switch_to: str | None, screen: str, tmp_path: P
             driver = Driver(pilot, clock, simulator)
             await driver.warm_up(3)
             if opened:
-                await pilot.press(*opened)
+                await open_screen(pilot, opened)
                 await driver.settle()
             if switch_to is not None:
-                await pilot.press("ctrl+p", *f"Theme: {switch_to}", "enter")
+                await palette_searched(pilot, *f"Theme: {switch_to}")
+                await pilot.press("enter")
                 await driver.settle()
                 assert app.theme == switch_to
             await pilot.wait_for_scheduled_animations()

@@ -30,6 +30,7 @@ from ui_support import (
     threaded_sim,
     tree_row,
 )
+from wait_support import palette_searched, resized
 
 from omeconsole.core.session import Started, connector
 from omeconsole.model.nodes import NodeState
@@ -72,7 +73,7 @@ async def test_tree_lists_every_stream_with_badges(quiet_ui, threaded_sim: Threa
         label = tree_row(app, NEWS)
         assert "● live" in label and "srt" in label and "viewers" in label and " Mb/s  out " in label
         assert "Mb/s" in shown(tree_of(app))
-        await pilot.resize_terminal(100, 30)  # narrower: the tree keeps name, state and viewers
+        await resized(pilot, 100, 30)  # narrower: the tree keeps name, state and viewers
         await driver.step()
         compact = tree_row(app, NEWS)
         assert "news  ● live  " in compact and compact.rstrip().endswith("viewers")
@@ -343,7 +344,7 @@ async def test_below_80x24_one_panel_remains(quiet_ui, threaded_sim: ThreadedSim
         await driver.warm_up(1)
         assert not app.screen.query_one(NodeDetail).display
         assert tree_of(app).display and NEWS in tree_of(app).paths()
-        await pilot.resize_terminal(120, 40)
+        await resized(pilot, 120, 40)
         await driver.step()
         assert app.screen.query_one(NodeDetail).display
 
@@ -356,7 +357,8 @@ async def test_palette_connect_switches_to_another_server(threaded_sim: Threaded
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.settle()
         assert app.session.engine.connection.status == "unreachable"
-        await pilot.press("ctrl+p", *"connect to", "enter")
+        await palette_searched(pilot, *"connect to")
+        await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ConnectPrompt)
         url = app.screen.query_one("#url", Input)
@@ -380,7 +382,8 @@ async def test_palette_switches_to_a_profile_from_the_config_file(
     async with app.run_test(size=(100, 30)) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.settle()
-        await pilot.press("ctrl+p", *"profile: lab", "enter")
+        await palette_searched(pilot, *"profile: lab")
+        await pilot.press("enter")
         await driver.step(1.0, times=2)
         assert app.settings.profile == "lab"
         assert app.session.engine.connection.status == "connected" and NEWS in tree_of(app).paths()
@@ -395,10 +398,10 @@ async def test_a_terminal_made_wider_widens_the_tree_labels_at_once(
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(2)
         assert " in " not in tree_row(app, NEWS) and "viewers" in tree_row(app, NEWS)
-        await pilot.resize_terminal(160, 48)
+        await resized(pilot, 160, 48)
         await driver.settle()
         assert " in " in tree_row(app, NEWS) and " out " in tree_row(app, NEWS), tree_row(app, NEWS)
-        await pilot.resize_terminal(100, 30)
+        await resized(pilot, 100, 30)
         await driver.settle()
         assert " in " not in tree_row(app, NEWS)
 

@@ -23,8 +23,9 @@ from omeconsole.ui.widgets.chart_scale import (
     runs,
     spark_levels,
     time_axis,
+    time_columns,
 )
-from omeconsole.ui.widgets.rate_sparkline import RateSparkline, SparkBars, spark_numbers
+from omeconsole.ui.widgets.rate_sparkline import RateSparkline, Spark, SparkBars, spark_numbers
 from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
 
 BRAILLE = range(0x2801, 0x2900)
@@ -181,3 +182,41 @@ async def test_a_sparklines_numbers_keep_their_width_for_one_node_and_fit_the_ne
         spark.show([4.58e6, 4.71e6], fresh=True)  # another node: its own width, not the last node's widest
         await pilot.pause()
         assert str(numbers.content) == "4.71 Mb/s  min 4.58  max 4.71"
+
+
+def test_sparkline_columns_are_the_charts_instants_blank_where_there_is_no_data() -> None:
+    """A 15-minute window with 6 minutes of data: the data fills the last 6/15 of the columns, not all."""
+    xs = [float(t) for t in range(-360, 1)]  # a reading a second for the last 6 minutes
+    columns = time_columns(xs, [5e6] * len(xs), 900.0, 30)
+    assert columns[:17] == [None] * 17 and all(v == 5e6 for v in columns[18:])
+    spike = time_columns([-899.0, -450.0, 0.0], [1.0, 9.0, 2.0], 900.0, 3)
+    assert spike == [1.0, 9.0, 2.0], "each reading in the column of its instant"
+    assert time_columns([-1000.0, -10.0], [7.0, None], 900.0, 3) == [None, None, None], "outside, or no rate"
+    every_second = [float(t) for t in range(-60, 1)]
+    rates: list[float | None] = [5e6] * 61
+    assert None not in time_columns(every_second, rates, 60.0, 120), "columns of half a second: no gaps between"
+    rates[20:50] = [None] * 30  # a silence of 30 s: blank, as on the chart
+    silent = time_columns(every_second, rates, 60.0, 120)
+    assert silent[45:95] == [None] * 50 and silent[30] == silent[110] == 5e6
+
+
+class TwoSparks(App[None]):
+    CSS = "RateSparkline { width: 80; height: 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield RateSparkline("in", "rate-in", id="in")
+        yield RateSparkline("out", "rate-out", id="out")
+
+
+async def test_in_and_out_sparklines_padded_alike_have_bars_of_the_same_width() -> None:
+    app = TwoSparks()
+    async with app.run_test(size=(90, 5)) as pilot:
+        spark_in, spark_out = app.query_one("#in", RateSparkline), app.query_one("#out", RateSparkline)
+        xs = [float(t) for t in range(-60, 1)]
+        spark_in.show([5e6] * 61, xs=xs, window=60.0)
+        spark_out.show([188.68e6] * 61, xs=xs, window=60.0)  # wider numbers than the input's
+        for spark in (spark_in, spark_out):
+            spark.pad_numbers_to(max(spark_in.numbers_width, spark_out.numbers_width))
+        await pilot.pause()
+        bars_in, bars_out = (spark.query_one(Spark).size.width for spark in (spark_in, spark_out))
+        assert bars_in == bars_out > 20

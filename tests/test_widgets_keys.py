@@ -11,6 +11,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, threaded_sim
+from wait_support import palette_searched
 
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import ACTIONS, HELP_SECTIONS
@@ -102,7 +103,8 @@ async def test_the_palette_runs_the_actions_in_force_by_name(quiet_ui: None, thr
     app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(NEWS))
     async with app.run_test(size=(120, 40)) as pilot:
         await Driver(pilot, console_clock, threaded_sim).warm_up(2)
-        await pilot.press("ctrl+p", *"pause (pause)", "enter")
+        await palette_searched(pilot, *"pause (pause)")
+        await pilot.press("enter")
         await pilot.pause()
         assert app.session.engine.paused, "the palette ran the screen's pause action"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.geometry import Region
+from wait_support import resized, settled
 from widget_support import NEWS, NOW, view
 
 from omeconsole.ui.widgets.connection_bars import SHRINK_AFTER, ConnectionBars
@@ -32,29 +33,29 @@ async def test_a_flapping_count_does_not_move_the_screen_and_another_node_starts
     async with app.run_test(size=(90, 20)) as pilot:
         panel = app.query_one("#out", ConnectionBars)
         panel.show({"llhls": 9, "hlsv3": 4, "webrtc": 1}, fresh=True)
-        await pilot.pause()
+        await settled(pilot)
         drawn = lines(panel)
         assert panel.outer_size.height == 2 + 4, "three bars and the idle line, in a border"
         assert all(line.endswith("│") and line.startswith("│") for line in drawn[1:-1]), "no bar wraps"
         assert "llhls" in drawn[1] and drawn[1].rstrip("│ ").endswith("9")
         panel.show({"llhls": 9, "hlsv3": 4, "webrtc": 0})  # webrtc drops to 0: one bar fewer
-        await pilot.pause()
+        await settled(pilot)
         assert panel.outer_size.height == 6, "one line fewer: the panel (and all below it) holds still"
         assert not any("webrtc █" in line for line in lines(panel))
         for reading in range(SHRINK_AFTER):  # two bars fewer, and back, and fewer again: flapping
             panel.show({"llhls": 9, "hlsv3": 4, "webrtc": 1} if reading % 2 else {"llhls": 9 + reading % 4})
-            await pilot.pause()
+            await settled(pilot)
             assert panel.outer_size.height == 6, "a count that comes and goes does not move the screen"
         for reading in range(SHRINK_AFTER):  # fewer bars for long enough: the room is given back
             assert panel.outer_size.height == 6
             panel.show({"llhls": 9 + reading % 2})
-            await pilot.pause()
+            await settled(pilot)
         assert panel.outer_size.height == 2 + 2
         panel.show({"llhls": 2}, fresh=True)  # another node
-        await pilot.pause()
+        await settled(pilot)
         assert panel.outer_size.height == 2 + 2
         panel.show(None, fresh=True)
-        await pilot.pause()
+        await settled(pilot)
         assert "n/a (not reported by this server)" in "\n".join(lines(panel))
 
 
@@ -70,18 +71,18 @@ async def test_totals_follow_the_panels_width_one_column_two_columns_and_cut() -
     async with app.run_test(size=(70, 20)) as pilot:
         panel = app.query_one(TotalsPanel)
         panel.show(view(NEWS), NOW)
-        await pilot.pause()
+        await settled(pilot)
         drawn = lines(panel)
         assert panel.outer_size.height == 2 + len(totals_rows(view(NEWS), NOW)), "one pair a line"
         widest = max(len(label) for label, _ in totals_rows(view(NEWS), NOW))
         bytes_in = next(line for line in drawn if "bytes in" in line)
         assert bytes_in.index("953.67 MiB") == bytes_in.index("bytes in") + widest + 1, "labels padded alike"
-        await pilot.resize_terminal(130, 20)
-        await pilot.pause()
+        await resized(pilot, 130, 20)
+        await settled(pilot)
         assert panel.outer_size.height == 2 + (len(totals_rows(view(NEWS), NOW)) + 1) // 2, "two columns"
         assert any("bytes in" in line and "connections" in line for line in lines(panel))
-        await pilot.resize_terminal(34, 20)
-        await pilot.pause()
+        await resized(pilot, 34, 20)
+        await settled(pilot)
         narrow = lines(panel)
         assert all(len(line) == 34 for line in narrow), "nothing wraps or spills out of the panel"
         assert any("…" in line for line in narrow), "what does not fit is cut visibly"

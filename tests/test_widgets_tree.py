@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.message import Message
+from wait_support import settled
 
 from omeconsole.core.tree_model import SortOrder
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
@@ -99,7 +100,7 @@ async def test_keys_move_open_and_close_like_a_file_tree() -> None:
         await pilot.press("home", "down", "space")
         assert tree.is_expanded(NodePath("default", "app"))
         await pilot.press("enter")
-        await pilot.pause()
+        await settled(pilot)
         assert [m.path for m in of(NodeTree.Opened, messages)] == [NodePath("default", "app")]
         assert [m.expanded for m in of(NodeTree.Toggled, messages)] == [False, True, False, True]
         highlighted = [m.path for m in of(NodeTree.Highlighted, messages)]
@@ -116,7 +117,7 @@ async def test_a_click_moves_the_cursor_and_a_second_click_opens() -> None:
         assert tree.cursor_path == NodePath("default", "app", "news")
         assert not of(NodeTree.Opened, messages)
         await pilot.click(NodeTree, offset=(8, 3))
-        await pilot.pause()
+        await settled(pilot)
         assert [m.path for m in of(NodeTree.Opened, messages)] == [NodePath("default", "app", "news")]
         await pilot.click(NodeTree, offset=(2, 1))  # the ▼ of "app"
         assert not tree.is_expanded(NodePath("default", "app"))
@@ -128,7 +129,7 @@ async def test_the_tree_draws_guides_and_shows_outside_names_as_data() -> None:
     hostile: Listing = {"default": {"app": AppStreams(("evil\x1b[2Jname", "rtl\u202etxt.exe", "ok"))}}
     app = TreeHost(hostile)
     async with app.run_test(size=(80, 10)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         lines = screen_text(tree_of(app))
         assert lines[0].startswith("▼ default")
         assert lines[1].startswith("└─▼ app")
@@ -144,17 +145,17 @@ async def test_ten_thousand_streams_cost_the_rows_on_screen() -> None:
     app = TreeHost(listing, views)
     async with app.run_test(size=(100, 30)) as pilot:
         tree = tree_of(app)
-        await pilot.pause()
+        await settled(pilot)
         on_screen = set(tree.visible_paths())
         assert len(on_screen) == 30
         assert set(views.asked) <= on_screen
         views.asked.clear()
         changed = {**listing, "v3": {**listing["v3"], "app24": AppStreams(("s999", *listing["v3"]["app24"].live))}}
         tree.show(changed, views, 1.0)
-        await pilot.pause()
+        await settled(pilot)
         assert set(views.asked) <= on_screen, "the new stream is far below: no label built for it"
         await pilot.press("end")
-        await pilot.pause()
+        await settled(pilot)
         assert tree.cursor_path == NodePath("v3", "app24", "s999")
         assert NodePath("v3", "app24", "s999") in tree.visible_paths()
         assert len(views.asked) < 100
@@ -164,11 +165,11 @@ async def test_visible_rows_are_reported_when_they_change() -> None:
     messages: list[Message] = []
     app = TreeHost(big_listing(apps=4, streams=50), Views())
     async with app.run_test(size=(60, 12), message_hook=messages.append) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         first = of(NodeTree.VisibleRowsChanged, messages)[-1].paths
         assert first[0] == NodePath("v0") and len(first) == 12
         await pilot.press("pagedown", "pagedown")
-        await pilot.pause()
+        await settled(pilot)
         latest = of(NodeTree.VisibleRowsChanged, messages)[-1].paths
         assert tree_of(app).cursor_path in latest and NodePath("v0") not in latest
 
@@ -180,11 +181,11 @@ async def test_the_cursor_keeps_its_node_and_its_place_on_screen_when_rows_come_
     async with app.run_test(size=(60, 12)) as pilot:
         tree = tree_of(app)
         assert tree.select_path(NodePath("v0", "app00", "s030"))
-        await pilot.pause()
+        await settled(pilot)
         row_on_screen = tree.visible_paths().index(NodePath("v0", "app00", "s030"))
         more = tuple(f"a{i}" for i in range(5)) + listing["v0"]["app00"].live
         tree.show({**listing, "v0": {"app00": AppStreams(more)}}, views, 1.0)
-        await pilot.pause()
+        await settled(pilot)
         assert tree.cursor_path == NodePath("v0", "app00", "s030")
         assert tree.visible_paths().index(NodePath("v0", "app00", "s030")) == row_on_screen
         gone = tuple(n for n in more if n != "s030")
@@ -197,25 +198,25 @@ async def test_filter_and_sort_are_view_options_of_the_tree() -> None:
     async with app.run_test(size=(80, 20)) as pilot:
         tree = tree_of(app)
         tree.filter_text = "CONC"
-        await pilot.pause()
+        await settled(pilot)
         assert tree.paths() == [NodePath("default"), NodePath("default", "live"),
                                 NodePath("default", "live", "concert")]
         tree.filter_text = ""
         tree.node_order = SortOrder.VIEWERS  # nothing read yet: name order among equals
-        await pilot.pause()
+        await settled(pilot)
         assert len(tree.paths()) == 8
 
 
 async def test_the_tree_takes_the_width_its_labels_need() -> None:
     narrow = TreeHost({"v": {"a": AppStreams(("s",))}})
     async with narrow.run_test(size=(150, 10)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         short = tree_of(narrow).size.width
         widest = max(cell_len(line) for line in screen_text(tree_of(narrow)))
         assert widest <= short < 75
     wide = TreeHost({"v": {"a": AppStreams(("a-much-longer-stream-name-than-the-others",))}})
     async with wide.run_test(size=(150, 10)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         assert tree_of(wide).size.width >= short + 30
         assert "a-much-longer-stream-name-than-the-others" in "\n".join(screen_text(tree_of(wide)))
 
@@ -226,20 +227,20 @@ async def test_streams_coming_and_going_leave_the_screen_laid_out_and_the_tree_a
     listing: Listing = {"default": {"app": AppStreams(("news", "a-long-stream-name"))}}
     app = TreeHost(listing)
     async with app.run_test(size=(150, 20)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         tree = tree_of(app)
         width = tree.size.width
         layouts: list[object] = []
         app.screen.screen_layout_refresh_signal.subscribe(app, layouts.append)
         tree.show({"default": {"app": AppStreams(("news", "a-long-stream-name", "sport"))}}, app.views, 1.0)
-        await pilot.pause()
+        await settled(pilot)
         assert "sport" in "\n".join(screen_text(tree))
         tree.show({"default": {"app": AppStreams(("news", "sport"))}}, app.views, 2.0)
-        await pilot.pause()
+        await settled(pilot)
         assert "a-long-stream-name" not in "\n".join(screen_text(tree))
         assert (tree.size.width, layouts) == (width, [])
         tree.show({"default": {"app": AppStreams(("news", "sport", "an-even-longer-stream-name"))}}, app.views, 3.0)
-        await pilot.pause()
+        await settled(pilot)
         assert tree.size.width == width + len("an-even-longer-stream-name") - len("a-long-stream-name")
         assert "an-even-longer-stream-name" in "\n".join(screen_text(tree))
 
@@ -247,12 +248,12 @@ async def test_streams_coming_and_going_leave_the_screen_laid_out_and_the_tree_a
 async def test_rows_beyond_the_tree_s_height_bring_its_scroll_bar_and_can_be_reached() -> None:
     app = TreeHost({"default": {"app": AppStreams(("s00",))}})
     async with app.run_test(size=(150, 8)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         tree = tree_of(app)
         assert not tree.show_vertical_scrollbar
         many = tuple(f"s{n:02d}" for n in range(20))
         tree.show({"default": {"app": AppStreams(many)}}, app.views, 1.0)
-        await pilot.pause()
+        await settled(pilot)
         assert tree.show_vertical_scrollbar
         await pilot.press("end")
         assert screen_text(tree)[-1].startswith("  └─ s19 ")
@@ -266,9 +267,9 @@ async def test_selecting_the_node_under_the_cursor_keeps_it_selected() -> None:
         tree = tree_of(app)
         stream = NodePath("default", "app", "backup")
         assert tree.select_path(stream)
-        await pilot.pause()
+        await settled(pilot)
         assert tree.select_path(stream) and tree.cursor_path == stream
-        await pilot.pause()
+        await settled(pilot)
         assert tree.cursor_path == stream
 
 
@@ -289,7 +290,7 @@ async def test_a_fleets_tree_has_a_row_per_server_on_top_with_the_current_one_op
     async with app.run_test(size=(80, 20), message_hook=messages.append) as pilot:
         tree = tree_of(app)
         tree.show_servers(server_lines(), "origin")
-        await pilot.pause()
+        await settled(pilot)
         lines = screen_text(tree)
         assert lines[0].startswith("▼ origin  ● connected") and lines[1].startswith("└─▼ default")
         assert [line.split()[1] for line in lines if line.startswith(("▶", "▼"))] == list(FLEET)
@@ -312,7 +313,7 @@ async def test_a_fleets_tree_has_a_row_per_server_on_top_with_the_current_one_op
         assert [m.profile for m in opened] == ["edge-2"]
         assert screen_text(tree)[0].startswith("▼ origin"), "still on origin until the screen moves"
         tree.show_servers(server_lines(), "edge-2")
-        await pilot.pause()
+        await settled(pilot)
         lines = screen_text(tree)
         assert lines[:3] == ["▶ origin  ● connected", "▶ edge-1  ● connected", "▼ edge-2  ● connected"]
         assert lines[3].startswith("└─▶ default"), "edge-2's hosts under its row (the host closed as before)"

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from paint_support import settled
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
+from wait_support import settled
 from widget_support import stats
 
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
@@ -85,7 +85,7 @@ async def test_only_rows_whose_label_reads_differently_are_painted_again() -> No
     async with app.run_test(size=(100, 10)) as pilot:
         tree = app.query_one(PaintedTree)
         readings = app.readings
-        await settled(pilot, tree)
+        await settled(pilot)
         before = rows(tree)
         assert "10 viewers" in before[row_of(tree, NEWS)]
         tree.painted.clear()
@@ -120,7 +120,7 @@ async def test_the_cursor_moving_paints_the_two_rows_it_leaves_and_reaches() -> 
     app = Host()
     async with app.run_test(size=(100, 10)) as pilot:
         tree = app.query_one(PaintedTree)
-        await settled(pilot, tree)
+        await settled(pilot)
         tree.painted.clear()
         await pilot.press("down")
         assert sorted(tree.painted) == [0, 1]
@@ -130,7 +130,7 @@ async def test_a_theme_change_paints_every_row_in_the_new_colours() -> None:
     app = Host()
     async with app.run_test(size=(100, 10)) as pilot:
         tree = app.query_one(PaintedTree)
-        await settled(pilot, tree)
+        await settled(pilot)
         dark = tree.render_lines(Region(0, 0, tree.size.width, 1))[0]
         tree.painted.clear()
         app.theme = "textual-light"

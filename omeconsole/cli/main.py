@@ -76,10 +76,27 @@ def _run_ui(module_name: str, function: str, settings: Settings, **options: Any)
     return result if isinstance(result, int) else exit_codes.OK
 
 
-def _config(action: str) -> int:
-    from omeconsole.core.config import config_path, write_config_template
+def _config(action: str, file: str | None = None) -> int:
+    from pathlib import Path
 
-    path = config_path()
+    from omeconsole.core.config import ConfigError, config_path, validate_config_file, write_config_template
+    from omeconsole.core.text import visible
+
+    path = Path(file).expanduser() if file else config_path()
+    if action == "validate":
+        if not path.exists():
+            complain(f"{path}: no such file")
+            return exit_codes.USAGE
+        try:
+            problems = validate_config_file(path)
+        except ConfigError as error:
+            problems = [str(error)]
+        for problem in problems:
+            complain(visible(problem))
+        if problems:
+            return exit_codes.USAGE
+        say(f"{path}: valid")
+        return exit_codes.OK
     if action == "path":
         say(str(path))
         return exit_codes.OK
@@ -131,7 +148,7 @@ def _command(args: argparse.Namespace) -> int:
     if command != "ui" or args.replay or args.fleet is not None:
         gc.enable()  # collections are held off only on the way to the console's first screen (see main)
     if command == "config":
-        return _config(args.action)
+        return _config(args.action, args.file)
     if args.replay and args.fleet is not None and command != "ui":
         complain(f"--replay opens the console; it does not go with {command}")
         return exit_codes.USAGE

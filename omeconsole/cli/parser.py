@@ -38,6 +38,16 @@ Add = Callable[[str, str], argparse.ArgumentParser]
 """Adds a subcommand: (name, one-line help) -> its parser."""
 
 
+
+DEMO_TOKEN = "ome-access-token"
+"""The simulator's access token (the command line does not import the simulator; a test holds the two equal)."""
+DEMO_DESCRIPTION = (
+    "the console against a built-in simulated server. The simulator listens on 127.0.0.1 on free ports "
+    "(new ones each run); the console shows its API URL, publisher URL and access token on a line above the "
+    "tree, and prints them when it starts and ends, so curl and a second terminal can use the same server. "
+    f"The token is the simulator's own, {DEMO_TOKEN!r}: for example curl -H \"Authorization: Basic $(printf "
+    f"%s {DEMO_TOKEN} | base64)\" API/v1/vhosts, or omeconsole ls --api-url API --token {DEMO_TOKEN}.")
+
 def flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings given on the command line (None: not given)."""
     return {"api_url": args.api_url, "token": args.token, "token_file": args.token_file,
@@ -344,6 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     ui = add("ui", "the terminal console (the default)")
     _select_option(ui, suppress=True)
     demo = add("demo", "the console against a built-in simulated server")
+    demo.description = DEMO_DESCRIPTION
     _select_option(demo, suppress=True)
     demo.add_argument("--scenario", default="demo", help="a built-in scenario (demo, scale, empty) or a TOML file")
     demo.add_argument("--seed", type=int, default=0, help="random seed of the simulated traffic")
@@ -355,9 +366,11 @@ def build_parser() -> argparse.ArgumentParser:
     _exporter(add)
     _alerts(add)
     config = add("config", "configuration file")
-    config.add_argument("action", choices=("path", "init"),
+    config.add_argument("action", choices=("path", "init", "validate"),
                         help="path: print where the config file is looked for; init: write a commented one "
-                             "(0600, in a 0700 directory) unless it exists")
+                             "(0600, in a 0700 directory) unless it exists; validate: check a file (every "
+                             "table and key; exit 2 naming the file, table and key of each problem)")
+    config.add_argument("file", nargs="?", help="validate: the file to check (default: the config file)")
     _history(add)
     _record(add)
     _schedules(add)

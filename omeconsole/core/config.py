@@ -30,6 +30,7 @@ from omeconsole.api.publisher import default_publisher_url
 from omeconsole.api.wire import Id3EventType, Id3Frame
 from omeconsole.core.alerts.rules import AlertRule, check_unique_names
 from omeconsole.core.alerts.webhook_config import WebhookConfig
+from omeconsole.core.config_words import check_file_keys, explain
 from omeconsole.core.history.settings import HistorySettings
 
 CONFIG_ENV = "OMECONSOLE_CONFIG"
@@ -277,15 +278,6 @@ def _token_from_layers(flags: dict[str, Any], environ: Mapping[str, str], file_l
     return _resolve_token(file_layer, file_origin, warn)
 
 
-def _describe(error: ValidationError) -> str:
-    """Validation problems by field, without echoing values (one of them may be the token)."""
-    parts = []
-    for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "settings"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)
-
-
 def load_settings(
     flags: Mapping[str, Any] | None = None,
     *,
@@ -302,10 +294,10 @@ def load_settings(
     profile = given.pop("profile", profile)
     name, file_layer = _select_profile(read_config_file(path, warn), profile, path)
 
-    unknown = sorted(k for k in file_layer if k not in Settings.model_fields and k not in TOKEN_SOURCES)
-    for key in unknown:
-        warn(f"{path}: unknown setting {key!r} ignored")
-        file_layer.pop(key)
+    table = f"profiles.{name}" if name else None
+    unknown = check_file_keys(file_layer, Settings, path, table, TOKEN_SOURCES)
+    if unknown:
+        raise ConfigError("; ".join(unknown))
 
     merged: dict[str, Any] = {k: v for k, v in file_layer.items() if k not in TOKEN_SOURCES}
     for env_key, field_name in ENV_KEYS.items():
@@ -321,4 +313,27 @@ def load_settings(
     try:
         return Settings.model_validate(merged)
     except ValidationError as error:
-        raise ConfigError(f"invalid settings: {_describe(error)}") from None
+        raise ConfigError("; ".join(explain(error, Settings, f"invalid settings ({path})", table))) from None
+
+
+def validate_config_file(path: Path) -> list[str]:
+    """Every problem of the file at `path` (its top level and each profile), in words; [] when it is fine.
+    Token sources are not run (nothing is read from a command or another file)."""
+    data = read_config_file(path, lambda _message: None)
+    problems: list[str] = []
+    tables: dict[str | None, dict[str, Any]] = {
+        None: {k: v for k, v in data.items() if k not in ("profiles", "fleets", "profile")}}
+    profiles = data.get("profiles", {})
+    if not isinstance(profiles, dict):
+        return [f"{path}: [profiles] must be a table of named profiles"]
+    tables.update({f"profiles.{name}": table for name, table in profiles.items() if isinstance(table, dict)})
+    problems.extend(f"{path} [profiles.{name}]: must be a table" for name, table in profiles.items()
+                    if not isinstance(table, dict))
+    for table, layer in tables.items():
+        problems.extend(check_file_keys(layer, Settings, path, table, TOKEN_SOURCES))
+        values = {k: v for k, v in layer.items() if k in Settings.model_fields}  # unknown keys: said above
+        try:
+            Settings.model_validate(values)
+        except ValidationError as error:
+            problems.extend(explain(error, Settings, str(path), table))
+    return problems

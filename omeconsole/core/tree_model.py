@@ -33,7 +33,8 @@ SortKey = tuple[float, str, str]
 class SortOrder(enum.Enum):
     NAME = "name"
     VIEWERS = "viewers"
-    BITRATE = "bit rate"
+    RATE_IN = "input rate"
+    RATE_OUT = "output rate"
 
     def next(self) -> SortOrder:
         members = list(SortOrder)
@@ -52,8 +53,8 @@ def sort_key(order: SortOrder, name: str, latest: Sample | None) -> SortKey:
     """
     if order is SortOrder.VIEWERS:
         value = -float(latest.viewers) if latest is not None and latest.viewers is not None else 1.0
-    elif order is SortOrder.BITRATE:
-        rate = latest.rate_in_bps if latest is not None else None
+    elif order is SortOrder.RATE_IN or order is SortOrder.RATE_OUT:
+        rate = None if latest is None else latest.rate_in_bps if order is SortOrder.RATE_IN else latest.rate_out_bps
         value = -rate if rate is not None and math.isfinite(rate) else 1.0
     else:
         value = 0.0

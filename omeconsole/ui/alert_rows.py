@@ -8,6 +8,7 @@ config, node names from the server, the measurement's words) is returned as `Tex
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
@@ -23,6 +24,20 @@ STATE_WORDS: Mapping[AlertStatus, tuple[str, str]] = {
     AlertStatus.RESOLVED: ("✓ resolved", "state-live"),
 }
 """Symbol and word per status (never colour alone), with the theme variable that colours it."""
+
+
+def countdown(seconds: float) -> str:
+    """`0:24`, `12:05`: minutes and seconds left, rounded up (a countdown reads 0:00 only once it is over)."""
+    minutes, secs = divmod(max(0, math.ceil(seconds)), 60)
+    return f"{minutes}:{secs:02d}"
+
+
+def state_words(alert: Alert, now: float) -> tuple[str, str]:
+    """The state cell's words and colour: a firing alert whose condition is gone says it is resolving, and
+    how long its keep-firing period still holds it."""
+    if alert.status is AlertStatus.FIRING and alert.resolves_at is not None:
+        return f"⚑ resolving (keep-firing {countdown(alert.resolves_at - now)})", "state-stale"
+    return STATE_WORDS[alert.status]
 
 
 def duration_words(seconds: float) -> str:
@@ -108,7 +123,7 @@ def row_cells(alert: Alert, rule: AlertRule | None, now: float, wall_now: dateti
               colours: Mapping[str, str], *, server: bool = False) -> tuple[Text, ...]:
     """The cells of one row: state, severity, rule, node (after its server's name if `server`), since,
     for, value against threshold."""
-    word, colour = STATE_WORDS[alert.status]
+    word, colour = state_words(alert, now)
     severity_style = f"bold {colours.get('state-stale', '')}" if alert.severity == "critical" else ""
     return (Text(word, style=colours.get(colour, "")), Text(alert.severity, style=severity_style),
             name_text(alert.key.rule, colours, style="bold"), where_text(alert, colours, server=server),

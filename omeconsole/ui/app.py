@@ -69,7 +69,7 @@ class ConsoleApp(App[None]):
     TITLE = "omeconsole"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-compact"), (140, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-regular"), (40, "-tall")]
-    BINDINGS = bindings("help", "quit", "ended")
+    BINDINGS = bindings("help", "quit", "ended", "interrupt")
 
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
@@ -96,6 +96,8 @@ class ConsoleApp(App[None]):
         self._stop_alerts: Unsubscribe | None = None
         self._started = started
         self._theme_notes, self._theme_once_running = self._load_themes()
+        self.intro: str | None = None
+        """A line the dashboard shows above the tree (the demo says where its server is, and its token)."""
 
     async def run_async(self, **options: Any) -> Any:
         """In a terminal (`run` comes here too; tests' `run_test` does not): the process's garbage
@@ -224,7 +226,7 @@ class ConsoleApp(App[None]):
 
     def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
         """The first screen of a session (a replay's app shows its own)."""
-        return DashboardScreen(live, select=select)
+        return DashboardScreen(live, select=select, intro=self.intro)
 
     def _show(self, dashboard: Screen[None]) -> Awaitable[object]:
         """The new session's dashboard replaces every screen of the old one (awaitable: until it is shown)."""
@@ -301,6 +303,25 @@ class ConsoleApp(App[None]):
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(help_entries(self.screen, self.settings.keymap)))
+
+    def sends_in_flight(self) -> list[str]:
+        """The sends of this console that left and are not answered yet, in words."""
+        return self.live.session.adops.in_flight() if self._live is not None else []
+
+    def action_interrupt(self) -> None:
+        """ctrl+c quits, as in any terminal program; while a send is in flight it asks first."""
+        sending = self.sends_in_flight()
+        if not sending:
+            self.exit()
+            return
+        from omeconsole.ui.screens.quit_prompt import QuitWhileSending  # only when asked
+
+        if not isinstance(self.screen, QuitWhileSending):
+            self.push_screen(QuitWhileSending(sending), self._quit_answered)
+
+    def _quit_answered(self, quit_anyway: bool | None) -> None:
+        if quit_anyway:
+            self.exit()
 
     def action_ended(self) -> None:
         from omeconsole.ui.ended_screen import EndedScreen, ended_source  # only when asked

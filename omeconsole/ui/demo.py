@@ -52,6 +52,20 @@ def demo_fleet_settings(running: RunningFleet, base: Settings | None = None) -> 
     return FleetSettings(DEMO_FLEET, servers, base.request_budget)
 
 
+def introduction(simulator: RunningSimulator, name: str = "demo server") -> str:
+    """Where the demo's server listens and its token, for curl and a second terminal (a throwaway
+    simulator's well-known token, not a secret of the operator's)."""
+    return (f"{name}: API {simulator.api_url} · publisher {simulator.publisher_url} · "
+            f"token {simulator.access_token}")
+
+
+def fleet_introduction(running: RunningFleet) -> str:
+    names = ["origin", *(f"edge-{index}" for index in range(1, len(running.edges) + 1))]
+    apis = " · ".join(f"{name} {server.api_url}" for name, server in zip(names, running.servers, strict=True))
+    return (f"demo fleet: API {apis} · publisher {running.origin.publisher_url} · "
+            f"token {running.origin.access_token}")
+
+
 def _where(running: RunningFleet) -> str:
     edges = ", ".join(f"edge-{index} at {edge.api_url}" for index, edge in enumerate(running.edges, 1))
     return f"origin at {running.origin.api_url}; {edges} (pulling over OVT, with the viewers)"
@@ -74,6 +88,7 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
                               select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP,
                               record_history=False)  # throwaway servers: not the operator's history
         app.sub_title = f"demo fleet ({scenario}): an origin and {FLEET_EDGES} edges pulling over OVT"
+        app.intro = fleet_introduction(running)
     else:
         simulator = await start_simulator(scenario, api_port=0, publisher_port=0, seed=seed)
         stop = simulator.stop
@@ -81,8 +96,11 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
                          select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP,
                          record_history=False)  # a throwaway server: not the operator's history
         app.sub_title = f"demo: simulated server at {simulator.api_url} ({scenario})"
+        app.intro = introduction(simulator)
+        print(f"omeconsole demo: {introduction(simulator)}", file=sys.stderr)
     try:
         await app.run_async()
+        print(f"omeconsole demo: it was {app.intro}", file=sys.stderr)  # the screen has given the terminal back
         return app.return_code or 0
     finally:
         await stop()

@@ -26,6 +26,7 @@ from omeconsole.core.text import visible
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.live import LiveSession
 from omeconsole.ui.recorded_ended import EndedSource, read_ended
+from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
 from omeconsole.ui.widgets.status_bar import StatusLine
 from omeconsole.ui.widgets.ticking_status_bar import TickingStatusBar
 
@@ -58,7 +59,7 @@ class EndedScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="ended-title")
         yield Input(placeholder="filter: part of a name", id="ended-filter")
-        yield OptionList(id="ended-list")
+        yield KeyedOptionList(id="ended-list")
         yield TickingStatusBar(self._status_line, self._clock, id="status")
         yield Footer()
 

@@ -87,7 +87,7 @@ class FleetConsoleApp(ConsoleApp):
 
     def fleet_screen(self, fleet: FleetLive, select: NodePath | None) -> Screen[None]:
         """The fleet's first screen (a replay's app shows its own)."""
-        return FleetScreen(fleet, select=select)
+        return FleetScreen(fleet, select=select, intro=self.intro)
 
     def _past_of(self, recording: ConsoleRecording, session: Session) -> StoredPast:
         return StoredPast(recording.path, recording.settings, server_of(session).key, self.clock,
@@ -95,6 +95,13 @@ class FleetConsoleApp(ConsoleApp):
 
     def _alerts_of(self, session: Session) -> SessionAlerts | None:
         return SessionAlerts(session, self.announce_firing) if session.settings.alerts else None
+
+    def sends_in_flight(self) -> list[str]:
+        """Every server's sends that left and are not answered yet."""
+        if self._fleet is None:
+            return []
+        return [f"{send} on {name}" for name, live in self._fleet.lives.items()
+                for send in live.session.adops.in_flight()]
 
     def is_current(self, live: LiveSession) -> bool:
         return self._fleet is not None and any(live is mine for mine in self._fleet.lives.values())

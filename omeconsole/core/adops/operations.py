@@ -50,6 +50,11 @@ class AdOps:
             controller = self._streams[path] = StreamController(path, self._shared)
         return controller
 
+    def in_flight(self) -> list[str]:
+        """The sends that left and are not answered yet, in words (`cue-out to default/app/news`)."""
+        return [f"{controller.ad_break.in_flight} to {path}" for path, controller in self._streams.items()
+                if controller.ad_break.in_flight is not None]
+
     def observe(self, callback: Callable[[NodePath], None]) -> None:
         """`callback(path)` whenever that stream's state changed (to redraw what shows it)."""
         self._observers.append(callback)

@@ -49,6 +49,9 @@ class Alert:
     """The measurement in words, e.g. "no input bytes for 12 s"."""
     summary: str
     resolved_at: float | None = None
+    resolves_at: float | None = None
+    """While firing with its condition gone: when its keep-firing period ends and it resolves (None: the
+    condition holds, or the alert is not firing)."""
 
     @property
     def labels(self) -> Mapping[str, str]:
@@ -131,8 +134,10 @@ class Tracker:
             self.alert = replace(self._make(AlertStatus.RESOLVED, now, alert.started_at), resolved_at=now)
             self.clear_since = None
             return Transition(self.alert)
-        if alert.status is not AlertStatus.RESOLVED and (self.value, self.detail) != (alert.value, alert.detail):
-            self.alert = replace(alert, value=self.value, detail=self.detail)
+        if alert.status is not AlertStatus.RESOLVED:
+            resolves_at = self.clear_since + rule.keep_firing_for if self.clear_since is not None else None
+            if (self.value, self.detail, resolves_at) != (alert.value, alert.detail, alert.resolves_at):
+                self.alert = replace(alert, value=self.value, detail=self.detail, resolves_at=resolves_at)
         return None
 
     def _make(self, status: AlertStatus, since: float, started_at: float | None) -> Alert:

@@ -277,10 +277,14 @@ class PollingEngine:
         if tokens <= 0:
             return False
         jobs = plan(self._store, self._screen, Room(now, tokens, self._interval, self._link.up), self.settings, busy)
-        for job in jobs[:self._bucket.take(len(jobs), sharer)]:
+        sent = jobs[:self._bucket.take(len(jobs), sharer)]
+        for job in sent:
             self._store.sent(job, now)
             self._start(job, now, 1)
-        self._once = False
+        if len(sent) < tokens:
+            # Nothing due was left for lack of room: a refresh while paused has read all that is on screen
+            # (more nodes than the concurrency allows go out over several launches, not the first few only).
+            self._once = False
         return bool(jobs)
 
     def _start(self, job: Job, now: float, cost: int) -> None:

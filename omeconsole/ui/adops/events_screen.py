@@ -35,6 +35,7 @@ from omeconsole.ui.adops.changes import AdOpsChanged
 from omeconsole.ui.adops.dialogs import CSS_PATH
 from omeconsole.ui.adops.outside import append_outside, outside
 from omeconsole.ui.adops.panel import context_text
+from omeconsole.ui.widgets.keyed_lists import KeyedTable
 from omeconsole.ui.widgets.status_bar import StatusLine
 from omeconsole.ui.widgets.ticking_status_bar import TickingStatusBar
 
@@ -173,7 +174,7 @@ class AdEventsScreen(Screen[None]):
             yield Label("  profile ")
             yield Select[ProfileChoice]([], prompt="all profiles", id="profile-filter", compact=True)
         yield Static(id="events-summary")
-        yield DataTable(id="events", cursor_type="row", zebra_stripes=True)
+        yield KeyedTable(id="events", cursor_type="row", zebra_stripes=True)
         yield TickingStatusBar(self._status_line, self._clock, id="status")
         yield Footer()
 

@@ -1,10 +1,11 @@
-"""The alerts of the `[[alerts]]` rules: firing first, then pending, then the recently resolved.
+"""The alerts of the `[[alerts]]` rules: firing first, then pending, then the recently resolved; within
+each, critical before warning before info, then the oldest first (the latest resolved first).
 
-Each row says the state, severity, rule, node, when it fired, for how long, and the measured value
-against the rule's threshold; the highlighted alert's words, scope and timings are below the table.
-Enter opens the alert's node; Escape or A closes. The screen redraws when a pass makes an alert fire
-or resolve and on every clock tick (the durations move). It changes nothing of what is polled: the
-screen below keeps its nodes fresh.
+Each row says the state (a firing alert whose condition is gone: "resolving (keep-firing 0:24)"),
+severity, rule, node, when it fired, for how long, and the measured value against the rule's threshold;
+the highlighted alert's words, scope and timings are below the table. Enter opens the alert's node;
+Escape or A closes. The screen redraws when a pass makes an alert fire or resolve and on every clock
+tick (the durations move). It changes nothing of what is polled: the screen below keeps its nodes fresh.
 
 On a fleet it lists every server's alerts, each node after its server's name (`edge-1:default/app/news`);
 Enter opens a node of the server the operator is on (another server's: move there first, `]` / `[`).
@@ -28,8 +29,11 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.alert_rows import detail_text, row_cells
 from omeconsole.ui.live import Changes, LiveSession
 from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.widgets.keyed_lists import KeyedTable
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
 
+STATE_ORDER = {AlertStatus.FIRING: 0, AlertStatus.PENDING: 1, AlertStatus.RESOLVED: 2}
+SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 COLUMNS = ("state", "severity", "rule", "node", "fired", "for", "value / threshold")
 
 
@@ -54,7 +58,7 @@ class AlertsScreen(LiveScreen):
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
         yield Static(id="alerts-summary", markup=False)
-        yield DataTable(id="alerts", cursor_type="row", zebra_stripes=True)
+        yield KeyedTable(id="alerts", cursor_type="row", zebra_stripes=True)
         yield Static(id="alert-detail", markup=False)
         yield StatusBar(id="status")
         yield Footer()
@@ -98,11 +102,12 @@ class AlertsScreen(LiveScreen):
         self._show_detail()
 
     def alerts(self) -> list[Alert]:
-        """Firing first, then pending (oldest first), then resolved (newest first), of every server."""
+        """Of every server, ordered by state (firing, pending, resolved), then severity (critical first),
+        then age: the longest firing or pending first, the latest resolved first."""
         alerts = [alert for evaluator in self.evaluators for alert in evaluator.alerts()]
-        order = {AlertStatus.FIRING: 0, AlertStatus.PENDING: 1, AlertStatus.RESOLVED: 2}
-        return sorted(alerts, key=lambda a: (order[a.status], -a.since if a.status is AlertStatus.RESOLVED
-                                             else a.since, a.key.server, a.key.rule))
+        return sorted(alerts, key=lambda a: (STATE_ORDER[a.status], SEVERITY_ORDER[a.severity],
+                                             -a.since if a.status is AlertStatus.RESOLVED else a.since,
+                                             a.key.server, a.key.rule))
 
     def _rule_of(self, alert: Alert) -> AlertRule | None:
         evaluator = next((e for e in self.evaluators if e.server == alert.key.server), self.evaluators[0])
@@ -112,8 +117,8 @@ class AlertsScreen(LiveScreen):
         table = self.query_one(DataTable)
         for (key, cells), (_, before) in zip(rows, self._drawn, strict=True):
             for column, cell, old in zip(self._columns, cells, before, strict=True):
-                if cell != old:
-                    table.update_cell(key, column, cell)
+                if cell != old:  # a cell grown wider ("resolving (keep-firing 0:24)") widens its column
+                    table.update_cell(key, column, cell, update_width=cell.cell_len > old.cell_len)
 
     def _fill(self, rows: list[tuple[str, tuple[Text, ...]]]) -> None:
         table = self.query_one(DataTable)

@@ -12,8 +12,9 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.widgets import Footer, Input
+from textual.widgets import Footer, Input, Static
 
+from omeconsole.core.nearest import nearest_paths
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
 from omeconsole.model.paths import NodePath
@@ -32,14 +33,15 @@ WIDE_COLUMNS = 140
 
 
 class DashboardScreen(LiveScreen):
-    BINDINGS = bindings("filter", "clear_filter", "sort")
+    BINDINGS = bindings("filter", "clear_filter", "sort", "jump")
 
     filter_text: reactive[str] = reactive("", init=False)
 
-    def __init__(self, live: LiveSession, *, select: NodePath | None = None) -> None:
+    def __init__(self, live: LiveSession, *, select: NodePath | None = None, intro: str | None = None) -> None:
         """`select`: the node to put the cursor on once it is listed (`--select`, or the node shown
-        before a reconnection)."""
+        before a reconnection). `intro`: a line above the tree (the demo's addresses and token)."""
         super().__init__(live)
+        self._intro = intro
         self.recorded = recorded_ended(live)
         """The server's ended streams recorded in the history store (None: no store), for the tree."""
         self._pending = select
@@ -48,6 +50,8 @@ class DashboardScreen(LiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
+        if self._intro:
+            yield Static(self._intro, id="intro", markup=False)
         yield from self.compose_above_body()
         with Horizontal(id="body"):
             yield NodeTree(id="tree")
@@ -170,8 +174,11 @@ class DashboardScreen(LiveScreen):
         if (not self._told_missing and live.engine.connection.status == "connected"
                 and waited >= live.settings.listing_interval):
             self._told_missing = True
-            self.notify(f"{visible(str(wanted))} is not on the server (yet); it will be selected when it appears",
-                        severity="warning", markup=False)
+            nearest = nearest_paths(wanted, live.engine.listing())
+            hint = f"; nearest: {', '.join(str(path) for path in nearest)}" if nearest else ""
+            self.notify(visible(f"{wanted} is not on the server (yet){hint}. Nothing else was opened: it will be "
+                                "selected when it appears"), title="--select", severity="warning", timeout=15,
+                        markup=False)
 
     # Tree events --------------------------------------------------------------------------------------
 
@@ -220,6 +227,22 @@ class DashboardScreen(LiveScreen):
         box = self.query_one("#filter", Input)
         box.display = True
         box.focus()
+
+    def action_jump(self) -> None:
+        from omeconsole.ui.screens.jump_prompt import JumpPrompt  # only when asked
+
+        self.app.push_screen(JumpPrompt(self.live.engine.listing), self._jumped)
+
+    def _jumped(self, path: NodePath | None) -> None:
+        if path is None:
+            return
+        self._pending = None  # the operator chose where to go: --select no longer applies
+        if self.filter_text and not self.query_one(NodeTree).select_path(path):
+            self.action_clear_filter()  # the filter hid it: show everything again
+        if self.query_one(NodeTree).select_path(path):
+            self.query_one(NodeTree).focus()
+        else:
+            self.say(f"{path} is no longer listed")
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#filter", Input)

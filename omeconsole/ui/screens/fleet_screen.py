@@ -49,8 +49,8 @@ class FleetScreen(DashboardScreen):
     """What fleet.tcss selects on: a subclass whose first base is another screen (the replay's) keeps it."""
     BINDINGS = bindings("next_server", "previous_server")
 
-    def __init__(self, fleet: FleetLive, *, select: NodePath | None = None) -> None:
-        super().__init__(fleet.live, select=select)
+    def __init__(self, fleet: FleetLive, *, select: NodePath | None = None, intro: str | None = None) -> None:
+        super().__init__(fleet.live, select=select, intro=intro)
         self.fleet = fleet
         self._others_posted = False
         self._stop_fleet: list[Unsubscribe] = []

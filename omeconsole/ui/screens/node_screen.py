@@ -22,6 +22,7 @@ from omeconsole.ui.badges import name_text, node_label
 from omeconsole.ui.live import Changes, LiveSession
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
 
@@ -53,7 +54,7 @@ class NodeScreen(LiveScreen):
         yield Banner(id="banner")
         yield Static(id="breadcrumb")
         yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap)
-        children = OptionList(id="children")
+        children = KeyedOptionList(id="children")
         children.border_title = "applications" if self.path.level == "vhost" else "streams"
         children.display = self.path.level != "stream"
         yield children

@@ -155,6 +155,33 @@ def _ago(seconds: float, *, minutes: bool) -> str:
     return f"-{whole // 60}m" if minutes else f"-{whole}s"
 
 
+def time_columns(xs: Sequence[float], ys: Sequence[float | None], window: float, columns: int) -> list[float | None]:
+    """One value per column over the chart's window: column c spans seconds [-window + c·w/n, -window + (c+1)·w/n)
+    before now (`xs`: seconds before now, ascending, 0 or less), its value the highest reading over it (spikes
+    stay visible). A reading holds until the next one, up to 1.5 times the usual spacing of readings, so a
+    column narrower than that spacing is not blank between two readings; a longer silence, time before the
+    first reading, or a reading without a rate is blank: the same instants as the chart's, blank where no data."""
+    if columns <= 0 or window <= 0:
+        return []
+    steps = sorted(b - a for a, b in pairwise(xs) if b > a)
+    hold = 1.5 * steps[len(steps) // 2] if steps else 0.0
+    per_column: list[float | None] = [None] * columns
+
+    def column_of(x: float) -> int:
+        return min(columns - 1, max(0, int((x + window) / window * columns)))
+
+    for index, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        if y is None or x < -window:
+            continue
+        following = xs[index + 1] if index + 1 < len(xs) else x
+        until = min(following, x + hold)
+        last = column_of(until) - 1 if until > x and column_of(until) > column_of(x) else column_of(x)
+        for column in range(column_of(x), last + 1):
+            current = per_column[column]
+            per_column[column] = y if current is None else max(current, y)
+    return per_column
+
+
 def spark_levels(values: Sequence[float | None], columns: int) -> list[int | None]:
     """The sparkline rule: one level (0-7) per column, None for a column with no reading.
 

@@ -134,8 +134,11 @@ class NodeDetail(VerticalScroll):
         # Another node's chart is drawn at once; the same node's new points may wait for the gap.
         series = chart_series(view, latest.at if latest else now, window)
         chart.set_series(series, now=now, min_gap=self._chart_gap if same_node else 0.0)
-        self.query_one("#spark-in", RateSparkline).show(series[0].ys, fresh=not same_node)
-        self.query_one("#spark-out", RateSparkline).show(series[1].ys, fresh=not same_node)
+        spark_in, spark_out = self.query_one("#spark-in", RateSparkline), self.query_one("#spark-out", RateSparkline)
+        spark_in.show(series[0].ys, fresh=not same_node, xs=series[0].xs, window=window)
+        spark_out.show(series[1].ys, fresh=not same_node, xs=series[1].xs, window=window)
+        for spark in (spark_in, spark_out):  # the same width of bars: a column is the same instant in both
+            spark.pad_numbers_to(max(spark_in.numbers_width, spark_out.numbers_width))
         # An ended stream shows its connections as last known (its last reading), and says so.
         ended = view.state is NodeState.ENDED
         shown = view.latest if ended else view.current

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Label
 
 from omeconsole.core import units
-from omeconsole.ui.widgets.chart_scale import SPARK_BARS, spark_levels
+from omeconsole.ui.widgets.chart_scale import SPARK_BARS, spark_levels, time_columns
 
 
 def spark_numbers(current: float | None, low: float, high: float) -> str:
@@ -56,17 +56,25 @@ class Spark(Widget):
         super().__init__(**options)
         self._colour_variable = colour_variable
         self._values: tuple[float | None, ...] = ()
+        self._xs: tuple[float, ...] | None = None
+        self._window = 0.0
         self._short = False
 
-    def show(self, values: Sequence[float | None]) -> None:
-        values = tuple(values)
-        if values != self._values:
-            self._values = values
+    def show(self, values: Sequence[float | None], xs: Sequence[float] | None = None, window: float = 0.0) -> None:
+        """`xs` (seconds before now) and `window`: the bars span the window, time-aligned, blank where there is
+        no reading; without them, the values are spread over the width."""
+        shown = (tuple(values), tuple(xs) if xs is not None else None, window)
+        if shown != (self._values, self._xs, self._window):
+            self._values, self._xs, self._window = shown
             self.refresh()
 
     def render(self) -> SparkBars:
         colour = self.app.theme_variables.get(self._colour_variable, "")
-        return SparkBars(self._values, self.size.width, Style.parse(colour) if colour else Style())
+        width = self.size.width
+        values: Sequence[float | None] = self._values
+        if self._xs is not None and self._window > 0 and width > 0:
+            values = time_columns(self._xs, self._values, self._window, width)
+        return SparkBars(values, width, Style.parse(colour) if colour else Style())
 
 
 CAPTION_WIDTH = 5
@@ -92,21 +100,37 @@ class RateSparkline(Horizontal):
         self._numbers_width = len(units.NA)
         self._values: tuple[float | None, ...] = ()
         self._short = False
+        self._shared_width = 0
 
     def compose(self) -> ComposeResult:
         yield Label(self._caption, classes="caption")
         yield Spark(self._colour_variable)
         yield Label(units.NA, classes="numbers")
 
-    def show(self, values: Sequence[float | None], *, fresh: bool = False) -> None:
+    def show(self, values: Sequence[float | None], *, fresh: bool = False, xs: Sequence[float] | None = None,
+             window: float = 0.0) -> None:
         """Oldest first; None where there is no rate. The numbers say n/a until there is one. `fresh`: another
-        node's series, so the numbers take the width they need now, not the widest the last node needed."""
-        self.query_one(Spark).show(values)
+        node's series, so the numbers take the width they need now, not the widest the last node needed.
+        `xs`, `window`: the bars span the chart's window, time-aligned (see `Spark.show`)."""
+        self.query_one(Spark).show(values, xs, window)
         self._values = tuple(values)
         if fresh:
             self._numbers_width = 0
+            self._shared_width = 0
             self._numbers = ""
         self._write_numbers()
+
+    @property
+    def numbers_width(self) -> int:
+        return self._numbers_width
+
+    def pad_numbers_to(self, width: int) -> None:
+        """The numbers take `width` columns (the widest of the in and out sparklines), so both rows keep
+        bars of the same width: a column means the same instant in both."""
+        if width != self._shared_width:
+            self._shared_width = width
+            self.query_one(".numbers", Label).update(self._numbers.ljust(max(width, self._numbers_width)),
+                                                     layout=True)
 
     def on_resize(self) -> None:
         self._write_numbers()
@@ -127,5 +151,6 @@ class RateSparkline(Horizontal):
             relayout = short != self._short or len(text) > self._numbers_width
             self._numbers_width = len(text) if short != self._short else max(self._numbers_width, len(text))
             self._short = short
-            self.query_one(".numbers", Label).update(text.ljust(self._numbers_width), layout=relayout)
+            self.query_one(".numbers", Label).update(text.ljust(max(self._numbers_width, self._shared_width)),
+                                                     layout=relayout)
             self._numbers = text

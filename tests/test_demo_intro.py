@@ -1,0 +1,46 @@
+"""The demo introduces itself: its API URL, publisher URL and token above the tree and in `demo --help`,
+and they are what curl or a second terminal needs (the token read off the screen opens the API)."""
+
+from __future__ import annotations
+
+import base64
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+from textual.widgets import Static
+from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, shown
+
+from omeconsole.cli.parser import DEMO_TOKEN
+from omeconsole.ui.demo import introduction
+from simulator.http.server import DEFAULT_ACCESS_TOKEN
+
+__all__ = ["console_clock", "quiet_ui"]
+
+
+async def test_the_demo_line_names_its_addresses_and_a_token_that_opens_the_api(
+        quiet_ui: None, console_clock: ParkingClock, tmp_path: Path) -> None:
+    with ThreadedSimulator(access_token=DEFAULT_ACCESS_TOKEN) as simulator:
+        app = make_app(simulator.api_url, console_clock, tmp_path, token=DEFAULT_ACCESS_TOKEN)
+        app.intro = introduction(simulator.running)
+        async with app.run_test(size=(200, 40)) as pilot:
+            await Driver(pilot, console_clock, simulator).warm_up(1)
+            line = shown(app.screen.query_one("#intro", Static))
+        found = re.search(r"API (\S+) · publisher (\S+) · token (\S+)", line)
+        assert found is not None, line
+        api, publisher, token = found.groups()
+        assert (api, publisher) == (simulator.api_url, simulator.running.publisher_url)
+        basic = base64.b64encode(token.encode()).decode()
+        reply = httpx.get(f"{api}/v1/vhosts", headers={"Authorization": f"Basic {basic}"}, timeout=10)
+        assert reply.status_code == 200 and "default" in reply.text
+
+
+def test_demo_help_names_the_token_and_where_the_addresses_are_shown() -> None:
+    assert DEMO_TOKEN == DEFAULT_ACCESS_TOKEN
+    program = Path(sys.executable).with_name("omeconsole")
+    run = subprocess.run([str(program), "demo", "--help"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    text = " ".join(run.stdout.split())
+    assert DEFAULT_ACCESS_TOKEN in text and "API URL, publisher URL and access token" in text
