@@ -180,3 +180,18 @@ def test_a_break_over_by_its_duration_is_not_taken_again_from_a_late_playlist() 
     clock.advance(31)
     ad_break.on_playlist(PlaylistBreak(splice, 30.0, ended=False, line="#EXT-X-CUE-OUT:DURATION=30.000"))
     assert ad_break.view().state is BreakState.IDLE
+
+
+def test_a_new_break_in_the_playlist_after_ours_ended_unwatched_is_on_air() -> None:
+    # Nothing looked at the model while our 30 s break ran out; the next playlist read shows someone else's.
+    clock = FakeClock()
+    ad_break = AdBreak(clock)
+    ad_break.try_begin("cue-out")
+    ad_break.started("cue-out")
+    ad_break.send_accepted("cue-out", planned_s=30.0)
+    ad_break.on_sighting(Sighting("cue-out", "ours", 1.0, "seen", splice_wall=clock.wall()))
+    clock.advance(100)
+    theirs = clock.wall() - timedelta(seconds=5)
+    ad_break.on_playlist(PlaylistBreak(theirs, 100.0, False, "#EXT-X-CUE-OUT:DURATION=100.000"))
+    view = ad_break.view()
+    assert view.state is BreakState.ON_AIR and view.splice_wall == theirs and view.remaining_s == 95.0

@@ -48,8 +48,6 @@ async def test_a_break_on_air_at_the_run_skips_it_with_the_reason(tmp_path: Path
     assert len(_intents(r)) == 3  # the operator's break and 2:00, 6:00: nothing for 4:00
 
 
-@pytest.mark.xfail(strict=True, reason="break model (branch adops): after this console's own break ended unread, a "
-                                      "new break in the next read (DATERANGE, CUE-OUT) stays 'ended by itself'")
 async def test_a_break_another_sender_put_on_air_skips_the_run(tmp_path: Path) -> None:
     async with rig(tmp_path, EVERY_2M) as r, running(r, watch_s=60) as runner:
         await drive(runner, r.clock, _at(3) + timedelta(seconds=50))

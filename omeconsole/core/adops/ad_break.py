@@ -156,6 +156,7 @@ class AdBreak:
         if seen is None or self.in_flight is not None:
             return
         now = self._clock.wall()
+        self._advance(now)  # a break of ours that ended by itself since the last look is ended, not on air
         if self.state in (BreakState.IDLE, BreakState.ENDED, BreakState.FAILED) and not seen.ended:
             if seen.splice_wall is not None and seen.planned_s is not None and (
                     now >= seen.splice_wall + timedelta(seconds=seen.planned_s)):
@@ -174,6 +175,7 @@ class AdBreak:
 
     def on_record(self, requested: datetime, planned_s: float, cue_in_requested: datetime | None) -> None:
         """An accepted cue-out from the audit log (an earlier run), on a server whose playlist cannot show it."""
+        self._advance(self._clock.wall())
         if self.state not in (BreakState.IDLE, BreakState.ENDED, BreakState.FAILED) or self.in_flight is not None:
             return
         splice = estimated_splice(requested, self._keyframe_s)
