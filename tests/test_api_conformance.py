@@ -216,7 +216,7 @@ async def test_stream_info_describes_input_tracks_and_outputs(http: httpx.AsyncC
     assert source["sourceType"] == "Rtmp" and "sourceUrl" not in source  # pushed input: no URL, never ""
     assert source["createdTime"] == START
     video = next(t for t in source["tracks"] if t["type"] == "Video")["video"]
-    assert video["codec"] == "H264" and (video["width"], video["height"]) == (1920, 1080)
+    assert video["codec"] == "H264" and (video["width"], video["height"]) == (640, 360)  # the loop it publishes
     assert video["framerate"] == 30.0 and b'"framerate":30.0' in response.content  # jsoncpp writes 30.0
     assert video["keyFrameInterval"] == 30.0 and type(video["bitrate"]) is int
     assert video["maxFramerate"] == 30.0  # the highest frame rate seen (required by the vendor's document)

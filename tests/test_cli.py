@@ -106,7 +106,7 @@ def test_stats_human_json_and_watch(enterprise: str) -> None:
 
 def test_info_shows_tracks(enterprise: str) -> None:
     info = run("info", "default/app/stream", url=enterprise)
-    assert info.returncode == 0 and "H264" in info.stdout and "1920x1080" in info.stdout
+    assert info.returncode == 0 and "H264" in info.stdout and "640x360" in info.stdout
 
 
 def test_sends_succeed_and_are_audited_without_the_token(enterprise: str, audit_path: Path) -> None:

@@ -3,6 +3,7 @@ as that version of the real server does (the captures of a real 0.19.0 in tests/
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -119,3 +120,16 @@ async def test_open_source_ignores_what_it_does_not_read_where_enterprise_refuse
         assert [(r.status_code, r.json()["message"]) for r in replies] == [
             (400, "[HTTP] urgent must be boolean (400)"), (400, "[HTTP] info must be string (400)")]
         assert stream.events.events == []
+
+
+@pytest.mark.parametrize(("edition", "version"), [("enterprise", None), ("oss", "0.19.0"), ("oss", "0.21.0")])
+async def test_a_stream_s_info_gives_the_size_its_playlists_publish(edition: str, version: str | None) -> None:
+    # The info once said 854x480 (a size by bit rate) while the master playlist said RESOLUTION=640x360.
+    more = {"version": version} if version else {}
+    async with (running_simulator("demo", edition=edition, **more) as simulator,  # type: ignore[arg-type]
+                api_client(simulator) as api, httpx.AsyncClient(base_url=simulator.publisher_url) as publisher):
+        info = (await api.get("/v1/vhosts/default/apps/app/streams/news")).json()["response"]
+        master = (await publisher.get("/app/news/llhls.m3u8")).text
+    video = next(t["video"] for t in info["input"]["tracks"] if t["type"] == "Video")
+    sizes = set(re.findall(r"RESOLUTION=(\d+x\d+)", master))
+    assert sizes == {f"{video['width']}x{video['height']}"}, (sizes, video["width"], video["height"])

@@ -158,7 +158,7 @@ async def test_deep_link_selects_the_stream(quiet_ui, threaded_sim: ThreadedSimu
         assert app.session.engine.selected == CONCERT
         assert len(app.session.engine.node(CONCERT).history) >= 2
         info = shown(app.screen.query_one("#detail-info", Static))
-        assert "H264" in info and "1920x1080" in info and "30 frames" in info
+        assert "H264" in info and "640x360" in info and "30 frames" in info
 
 
 async def test_pause_stops_polling_and_the_age_keeps_counting(quiet_ui, threaded_sim: ThreadedSimulator,

@@ -14,9 +14,8 @@ Three shapes (`ServerProfile.stream_info_shape`):
   with `data.codec`), the input's tracks copied to the output, one playlist.
 - `enterprise`: as the simulator has always written it for the seed's edition (`maxFramerate`, no 0.21 fields).
 
-Enterprise and 0.21 keep their size by bit rate (1080p from 4 Mb/s, 720p, 480p, 360p), which the console's
-screens and their snapshots show per stream, though every stream publishes the same 640x360 loop (README,
-"Simulator versus the real server").
+Every shape gives the size of the media the publisher really serves (the packaged loop, 640x360), so a
+stream's info and its playlists' RESOLUTION agree (they did not: 854x480 by bit rate against 640x360).
 """
 
 from __future__ import annotations
@@ -130,16 +129,6 @@ _PLAYLISTS = [
 ]
 
 
-def video_size(bitrate_kbps: int) -> tuple[int, int]:
-    if bitrate_kbps >= 4000:
-        return 1920, 1080
-    if bitrate_kbps >= 2000:
-        return 1280, 720
-    if bitrate_kbps >= 800:
-        return 854, 480
-    return 640, 360
-
-
 def _tracks(stream: Stream, fields_021: bool) -> list[dict[str, Any]]:
     """The video, audio and data tracks as Enterprise and open source 0.21 write them.
 
@@ -147,7 +136,8 @@ def _tracks(stream: Stream, fields_021: bool) -> list[dict[str, Any]]:
     bypass track), `timebase` and `configChangeCount` (`lastConfigChanged` only once it is above 0), and a data
     track has `data.codec`: `None`, the codec of the data track every provider adds for events.
     """
-    width, height = video_size(stream.bitrate_kbps)
+    asset = load_asset()
+    width, height = asset.width, asset.height  # what the publisher really serves, as in 0.19's shape
     bitrate = _video_bitrate(stream)
     keyframe_frames = float(KEYFRAME_FRAMES)
     video: dict[str, Any] = {
