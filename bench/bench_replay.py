@@ -31,17 +31,16 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from ome_replay import FIXTURES, OmeReplay  # noqa: E402
-from replay_support import STREAM, drive, replay_clock  # noqa: E402
+from ome_replay import FIXTURES, OmeReplay
+from replay_support import STREAM, captured_rates, drive, replay_clock
 
-from omeconsole.cli.main import _dispatch, _settings  # noqa: E402
-from omeconsole.cli.parser import build_parser  # noqa: E402
-from omeconsole.core.clock import FakeClock  # noqa: E402
-from omeconsole.core.session import connector  # noqa: E402
+from omeconsole.cli.main import _dispatch, _settings
+from omeconsole.cli.parser import build_parser
+from omeconsole.core.clock import FakeClock
+from omeconsole.core.session import connector
 
 SERIES = json.loads((FIXTURES / "stats_stream_series_60s.json").read_text())
 CUT_LISTED_AFTER_S = 1.21
@@ -83,22 +82,7 @@ async def run(clock: FakeClock, step: float, *argv: str) -> tuple[int, str, floa
 
 def rate_errors(printed: str) -> list[float]:
     readings = [json.loads(line) for line in printed.splitlines() if line.startswith("{")]
-    by_update = {json.loads(r["body"])["response"]["lastUpdatedTime"]: r for r in SERIES}
-    shown = [by_update[reading["stats"]["last_updated"]] for reading in readings]
-    errors = []
-    for index, reading in enumerate(readings):
-        if reading["rate_in_bps"] is None:
-            continue
-        now = shown[index]
-        start = max((before for before in shown[:index] if before["t_wall"] <= now["t_wall"] - 4.95),
-                    key=lambda before: before["t_wall"], default=shown[0])
-
-        def total(poll: dict[str, Any]) -> int:
-            return int(json.loads(poll["body"])["response"]["totalBytesIn"])
-
-        truth = (total(now) - total(start)) * 8 / (now["t_wall"] - start["t_wall"])
-        errors.append(abs(reading["rate_in_bps"] - truth) / truth * 100)
-    return errors
+    return [abs(shown - truth) / truth * 100 for shown, truth in captured_rates(readings, SERIES)]
 
 
 async def main_async(step: float) -> None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from ome_replay import OmeReplay
@@ -42,6 +43,28 @@ class Ran:
     err: str
     took: float
     """Seconds of the clock's time the command took."""
+
+
+def captured_rates(readings: list[dict[str, Any]], series: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    """(the console's input rate, the truth) for each printed reading with a rate: the truth is the capture's
+    own byte delta over its poll times, from the newest printed reading about 5 s older (rates.RATE_WINDOW_S),
+    or the first."""
+    by_update = {json.loads(r["body"])["response"]["lastUpdatedTime"]: r for r in series}
+    shown = [by_update[reading["stats"]["last_updated"]] for reading in readings]
+
+    def total_in(poll: dict[str, Any]) -> int:
+        return int(json.loads(poll["body"])["response"]["totalBytesIn"])
+
+    pairs = []
+    for index, reading in enumerate(readings):
+        if reading["rate_in_bps"] is None:
+            continue
+        now = shown[index]
+        start = max((before for before in shown[:index] if before["t_wall"] <= now["t_wall"] - 4.95),
+                    key=lambda before: before["t_wall"], default=shown[0])
+        pairs.append((float(reading["rate_in_bps"]),
+                      (total_in(now) - total_in(start)) * 8 / (now["t_wall"] - start["t_wall"])))
+    return pairs
 
 
 def replay_clock() -> FakeClock:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from ome_replay import FIXTURES, STATS_PATH
-from replay_support import STREAM, replay_clock, replaying, run_command
+from replay_support import STREAM, captured_rates, replay_clock, replaying, run_command
 
 from omeconsole.cli import exit_codes
 from omeconsole.core.clock import FakeClock
@@ -102,23 +102,10 @@ async def test_stats_watch_rates_follow_the_captured_byte_deltas(clock, monkeypa
         ran = await run_command(clock, capsys, "stats", STREAM, "--watch", "--count", "12", "--format", "json")
     readings = [json.loads(line) for line in ran.out.splitlines()]
     assert ran.status == 0 and len(readings) == 12
-    # The console's rate is Δbytes over a window of about 5 s (rates.RATE_WINDOW_S); the truth here is the
-    # capture's own byte delta over its poll times, from the newest printed reading 5 s older (or the first).
-    by_update = {json.loads(r["body"])["response"]["lastUpdatedTime"]: r for r in SERIES}
-    shown = [by_update[reading["stats"]["last_updated"]] for reading in readings]
-    checked = 0
-    for index, reading in enumerate(readings):
-        if reading["rate_in_bps"] is None:
-            continue
-        now = shown[index]
-        start = max((before for before in shown[:index] if before["t_wall"] <= now["t_wall"] - 4.95),
-                    key=lambda before: before["t_wall"], default=shown[0])
-        delta = (json.loads(now["body"])["response"]["totalBytesIn"]
-                 - json.loads(start["body"])["response"]["totalBytesIn"])
-        truth = delta * 8 / (now["t_wall"] - start["t_wall"])
-        assert reading["rate_in_bps"] == pytest.approx(truth, rel=0.02), index
-        checked += 1
-    assert checked >= 8
+    pairs = captured_rates(readings, SERIES)
+    for index, (shown, truth) in enumerate(pairs):
+        assert shown == pytest.approx(truth, rel=0.02), index
+    assert len(pairs) >= 8
 
 
 async def test_a_missing_stream_and_a_refused_token_say_the_servers_own_words(clock, monkeypatch, tmp_path,

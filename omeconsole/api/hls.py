@@ -234,7 +234,7 @@ def parse_media_playlist(text: str) -> MediaPlaylist:
         elif line.startswith("#EXT-X-SERVER-CONTROL:"):
             can_block = parse_attributes(_tag_value(line)).get("CAN-BLOCK-RELOAD") == "YES"
         elif line.startswith("#EXT-X-PROGRAM-DATE-TIME:"):
-            when = _datetime(_tag_value(line))
+            when = date_time(_tag_value(line))
             if when is not None:
                 pdt[current] = when
         elif line.startswith("#EXT-X-CUE-OUT-CONT"):
@@ -250,7 +250,7 @@ def parse_media_playlist(text: str) -> MediaPlaylist:
             )
             if kind is not None:
                 planned = _float(attributes.get("PLANNED-DURATION", attributes.get("DURATION", "")))
-                raw_markers.append((kind, "daterange", line, current, _datetime(attributes.get("START-DATE", "")),
+                raw_markers.append((kind, "daterange", line, current, date_time(attributes.get("START-DATE", "")),
                                     planned, attributes.get("ID")))
         elif line.startswith("#EXT-X-PART:"):
             attributes = parse_attributes(_tag_value(line))
@@ -331,7 +331,7 @@ def _shifted(start: datetime | None, seconds: float) -> datetime | None:
         return None
 
 
-def _datetime(value: str) -> datetime | None:
+def date_time(value: str) -> datetime | None:
     """An ISO 8601 date-time in UTC; None when unreadable or outside the calendar once in UTC."""
     if len(value) > 64:
         return None

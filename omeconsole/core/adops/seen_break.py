@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
-from omeconsole.api.hls import MAX_LINE_CHARS, Marker, MediaPlaylist, parse_attributes
+from omeconsole.api.hls import MAX_LINE_CHARS, Marker, MediaPlaylist, date_time, parse_attributes
 from omeconsole.core.adops.matcher import PlaylistBreak
 
 AHEAD_LIMIT_S = 60.0
@@ -74,7 +74,7 @@ def _ends(markers: tuple[Marker, ...]) -> dict[str, tuple[datetime | None, bool]
         if marker.source != "daterange" or marker.daterange_id is None:
             continue
         attributes = _attributes(marker.line)
-        end = _end_of(attributes, _date(attributes.get("START-DATE", "")))
+        end = _end_of(attributes, date_time(attributes.get("START-DATE", "")))
         previous = ends.get(marker.daterange_id, (None, False))
         ends[marker.daterange_id] = (end or previous[0], previous[1] or marker.kind == "in")
     return ends
@@ -89,7 +89,7 @@ def _out_break(marker: Marker, markers: tuple[Marker, ...], index: int,
         if not marker.daterange_id:
             set_aside("a date range with SCTE35-OUT but no ID")
             return None
-        if _date(attributes.get("START-DATE", "")) is None:
+        if date_time(attributes.get("START-DATE", "")) is None:
             set_aside("a date range with SCTE35-OUT but no readable START-DATE")
             return None
         if not _HEX.fullmatch(attributes.get("SCTE35-OUT", "")):
@@ -154,18 +154,7 @@ def _end_of(attributes: dict[str, str], start: datetime | None) -> datetime | No
             return start + timedelta(seconds=float(duration))
         except OverflowError:
             return None
-    return _date(attributes.get("END-DATE", ""))
-
-
-def _date(value: str) -> datetime | None:
-    """An ISO 8601 date-time (UTC when it has no zone, as the specification reads it); None if unreadable."""
-    if not value or len(value) > 64:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        return parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-    except (ValueError, OverflowError):
-        return None
+    return date_time(attributes.get("END-DATE", ""))
 
 
 def _elapsed(line: str) -> float | None:
