@@ -1,9 +1,8 @@
 """The command line against the replayed OvenMediaEngine 0.19.0 (`ome_replay.py`): what an operator reads.
 
 Each test runs `omeconsole ...` in this process on one FakeClock shared with the replay (`replay_support`).
-What the console gets right on the real server is asserted as it is; what issue 25 says it gets wrong is
-stated as the issue describes the right behaviour and marked `xfail(strict=True)`, so each turns into a
-pass (and must then lose its mark) when the fix lands.
+Each asserts what an operator should read on the real server, issue 25's fixes included (a cut confirmed
+without waiting for tags, no false warning, the keyframe interval with its units).
 """
 
 from __future__ import annotations
@@ -75,8 +74,6 @@ async def test_info_shows_the_input_and_its_tracks_as_the_server_reports_them(cl
     assert "track 2 Data" in lines
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: `info` prints \"keyframe every 29.8694\" with no unit; "
-                                       "it should say seconds and frames")
 async def test_info_gives_the_keyframe_interval_with_its_units(clock, monkeypatch, tmp_path, capsys) -> None:
     async with replaying(clock, monkeypatch, tmp_path):
         ran = await run_command(clock, capsys, "info", STREAM)
@@ -92,7 +89,8 @@ async def test_stats_reads_the_v1_statistics_of_an_open_source_server(clock, mon
     assert ran.status == 0
     assert lines[0] == "default/app/stream (oss, v1 statistics)"
     assert "last updated 2026-11-29 00:05:09.279+00:00" in lines  # the series' first reading
-    assert "viewers 0 now, peak 0 at 2026-11-29 00:03:28.518+00:00" in lines
+    assert "viewers 0 now (llhls + hlsv3 + webrtc + srt)" in lines and "not viewers none" in lines
+    assert "connections 0 now (every publisher session), peak 0 at 2026-11-29 00:03:28.518+00:00" in lines
     assert "bytes in / out 10.85 MiB / 0 B" in lines  # 11,380,518 bytes
     assert "inbound not reported by this server" in lines
 

@@ -1,9 +1,9 @@
 """The console (the real app through Pilot) against the replayed OvenMediaEngine 0.19.0: what its screens say.
 
 The replay runs on its own FakeClock, moved with the console's by `Driver.step` (as the UI tests move the
-simulator's), so the replay's held reloads never count among the console's sleepers. What the console gets
-right on the real server is asserted as it is; what issue 25 says it gets wrong is stated as the issue
-describes the right behaviour and marked `xfail(strict=True)`.
+simulator's), so the replay's held reloads never count among the console's sleepers. Each test asserts
+what an operator should see on the real server, issue 25's fixes included (the break on air from the segment
+cut, no false warning, a cue-in that ends it, no viewer of the console's own making).
 """
 
 from __future__ import annotations
@@ -132,8 +132,6 @@ async def test_an_accepted_cue_in_ends_the_break_on_screen(rig: Rig) -> None:
     assert "ON AIR" not in state and "ENDED" in state, state
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25: the console's own keep-alive playlist reader is counted by "
-                                       "the real server as a viewer (llhls) while its connection is open")
 async def test_a_stream_nobody_watches_shows_no_viewer_while_the_console_reads_its_playlist(rig: Rig) -> None:
     await rig.driver.pilot.press("a")  # the break panel follows the stream's playlist
     assert isinstance(rig.app.screen, AdBreakScreen)
