@@ -89,12 +89,12 @@ class Names(HttpTransport):
         return await super().request(method, url, cap=cap, headers=headers, body=body, timeouts=timeouts)
 
 
-def shown_fleet(sims: Sequence[RunningSimulator]) -> tuple[FleetSettings, dict[str, str]]:
+def shown_fleet(sims: Sequence[RunningSimulator], **extra: Any) -> tuple[FleetSettings, dict[str, str]]:
     """The standard test fleet as a snapshot shows it (`http://127.0.0.1:8081`, `:8082`...), and the real
-    address behind each shown one (for `Names`)."""
+    address behind each shown one (for `Names`); `extra` settings for every server."""
     shown = [f"http://127.0.0.1:{8081 + index}" for index in range(len(sims))]
     fleet = fleet_of([(profile, url, sim.publisher_url, token)
-                      for (profile, token, _), url, sim in zip(SERVERS, shown, sims, strict=False)])
+                      for (profile, token, _), url, sim in zip(SERVERS, shown, sims, strict=False)], **extra)
     return fleet, {url: sim.api_url for url, sim in zip(shown, sims, strict=True)}
 
 
