@@ -31,6 +31,7 @@ from simulator.http.holding import Unanswered, blocking_reload, hold
 from simulator.http.memory import give_back
 from simulator.http.reply import error_headers, head_bytes, reply_headers
 from simulator.http.sessions import DEFAULT_MAX_COUNTED, DEFAULT_MAX_PER_ADDRESS, PublisherConnections
+from simulator.http.thumbnails import thumbnail, thumbnail_format
 from simulator.media.cache import DEFAULT_BUDGET_BYTES, ByteCache
 from simulator.media.hls_playlist import parse_media_playlist_name, parse_segment_file_name
 from simulator.media.layout import Layout
@@ -123,6 +124,10 @@ class PublisherApp:
         if method not in ("GET", "HEAD"):
             raise HttpError(404, "method not allowed")
         stream, file, protocol = self._route(scope)
+        image_format = thumbnail_format(file)
+        if image_format is not None:
+            await self._send_thumbnail(send, stream, image_format, head=method == "HEAD")
+            return
         watched = self._watch(stream)
         now = self.world.clock.now_ms()
         connection = connection_of(scope)
@@ -146,6 +151,16 @@ class PublisherApp:
         self._start_sweeper()
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": b"" if head else data})
+
+    async def _send_thumbnail(self, send: Send, stream: Stream, image_format: str, *, head: bool) -> None:
+        """The thumbnail publisher's answer (thumbnails.py): GET only, as the real server registers it."""
+        if head:
+            raise HttpError(404, "the thumbnail publisher answers GET only")
+        data, content_type = thumbnail(self.world, stream, image_format)
+        headers = reply_headers(content_type, len(data), cache=None, encoding=None)
+        self.world.add_bytes_out(stream, head_bytes(200, headers) + len(data))
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": data})
 
     # -- routing ---------------------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
     latency=200ms,5xx=0.1,reset=0.05,stall=0.02:30s,html=0.05,truncate=0.05,types=0.05,
     restart=every:120s,vanish=every:60s:for:20s,
-    ingest-stall=30s..90s,bitrate-drop=20%@every:5m:for:1m,streams=default/app/*|*/live/concert
+    ingest-stall=30s..90s,bitrate-drop=20%@every:5m:for:1m,streams=default/app/*|*/live/concert,
+    picture-freeze=20s..40s,picture-black=at:60s:for:10s
 
 Parsing is pure and strict: a typo must fail loudly at start, not silently inject nothing.
 The README's "Fault injection" section is the user-facing description of this grammar.
@@ -17,8 +18,10 @@ from typing import Any, Literal
 HTTP_SHARE_KINDS = ("reset", "stall", "5xx", "html", "truncate", "types")
 """Per-request faults drawn with one random number, in this order (their shares must add up to at most 1)."""
 
-KNOWN_KEYS = ("latency", *HTTP_SHARE_KINDS, "restart", "vanish", "ingest-stall", "bitrate-drop", "streams", "during",
-              "paths")
+KNOWN_KEYS = ("latency", *HTTP_SHARE_KINDS, "restart", "vanish", "ingest-stall", "bitrate-drop", "picture-freeze",
+              "picture-black", "streams", "during", "paths")
+STREAM_FAULTS = ("ingest-stall", "bitrate-drop", "picture-freeze", "picture-black")
+"""The faults whose streams `streams=` chooses."""
 DEFAULT_STALL_MS = 30_000
 
 # ASCII digits only: `\d` and float() would also take other scripts' digits (Arabic-Indic `latency=\u0661\u0660ms`).
@@ -86,8 +89,12 @@ class FaultSpec:
     ingest_stall: Window | None = None
     """Input bytes stop (the stream stays listed, its input connection stays), as a stalled encoder looks."""
     bitrate_drop: BitrateDrop | None = None
+    picture_freeze: Window | None = None
+    """The thumbnail stops changing: the picture of the window's start is served throughout."""
+    picture_black: Window | None = None
+    """The thumbnail is black (a camera capped, a black input)."""
     streams: tuple[str, ...] = ()
-    """Patterns (`vhost/app/stream`, `*` and `?` allowed) of the streams ingest-stall and bitrate-drop hit;
+    """Patterns (`vhost/app/stream`, `*` and `?` allowed) of the streams the STREAM_FAULTS hit;
     empty = every stream."""
     during_ms: tuple[int, int | None] = (0, None)
     """World-time window (since start) in which the HTTP faults are active; None = open-ended."""
@@ -101,7 +108,7 @@ class FaultSpec:
     @property
     def has_world_faults(self) -> bool:
         return (self.restart is not None or self.vanish is not None or self.ingest_stall is not None
-                or self.bitrate_drop is not None)
+                or self.bitrate_drop is not None or self.picture_freeze is not None or self.picture_black is not None)
 
     @property
     def empty(self) -> bool:
@@ -157,8 +164,9 @@ def fault_spec_from_items(items: dict[str, str]) -> FaultSpec:
             shares[kind] = parse_share(share_text, kind)
         else:
             shares[kind] = parse_share(value, kind)
-    if "streams" in items and not {"ingest-stall", "bitrate-drop"} & items.keys():
-        raise FaultSpecError("faults: streams: only chooses the streams of ingest-stall and bitrate-drop; give one")
+    if "streams" in items and not set(STREAM_FAULTS) & items.keys():
+        raise FaultSpecError("faults: streams: only chooses the streams of ingest-stall and bitrate-drop, "
+                             "picture-freeze and picture-black; give one")
     total = sum(shares.values())
     if total > 1 + 1e-9:
         raise FaultSpecError(
@@ -173,6 +181,8 @@ def fault_spec_from_items(items: dict[str, str]) -> FaultSpec:
         vanish=_vanish(items["vanish"]) if "vanish" in items else None,
         ingest_stall=_when(items["ingest-stall"], "ingest-stall") if "ingest-stall" in items else None,
         bitrate_drop=_bitrate_drop(items["bitrate-drop"]) if "bitrate-drop" in items else None,
+        picture_freeze=_when(items["picture-freeze"], "picture-freeze") if "picture-freeze" in items else None,
+        picture_black=_when(items["picture-black"], "picture-black") if "picture-black" in items else None,
         streams=_streams(items["streams"]) if "streams" in items else (),
         during_ms=_window(items["during"]) if "during" in items else (0, None),
         paths=_paths(items["paths"]) if "paths" in items else (),

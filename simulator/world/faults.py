@@ -24,6 +24,7 @@ import numpy.typing as npt
 from simulator.world.counters import CounterTable
 from simulator.world.events import EventLog
 from simulator.world.fault_spec import FaultSpec, Schedule
+from simulator.world.picture_faults import PictureFaults
 from simulator.world.scenario import StreamSpec
 from simulator.world.world import World
 
@@ -47,6 +48,8 @@ class WorldFaults:
         """The rows of the live streams `spec.streams` names, as of a topology revision."""
         self._input_faults_on: set[str] = set()
         world.after_tick.append(self.on_tick)
+        if spec.picture_freeze is not None or spec.picture_black is not None:
+            world.pictures = PictureFaults(spec, world.start_ms)
         if spec.ingest_stall is not None or spec.bitrate_drop is not None:
             world.before_traffic.append(self.set_input_rates)
 

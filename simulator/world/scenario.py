@@ -15,6 +15,8 @@ from typing import Any
 from simulator.world.wire import PROVIDER_PROTOCOLS
 
 BUILTIN_SCENARIOS = ("demo", "scale", "empty")
+IMAGE_FORMATS = ("jpg", "png", "webp")
+"""The image encodes a thumbnail publisher serves (`thumb.jpg` / `thumb.png` / `thumb.webp`)."""
 
 MAX_VHOSTS = 100
 MAX_APPS = 10_000
@@ -43,6 +45,9 @@ class StreamSpec:
 class AppSpec:
     name: str
     streams: tuple[StreamSpec, ...] = ()
+    thumbnails: tuple[str, ...] = ()
+    """The image encodes of the application's output profile (`jpg`, `png`, `webp`): its streams serve
+    `thumb.<format>` for each; none (the server's default configuration) means no thumbnail at all."""
 
 
 @dataclass(frozen=True)
@@ -199,7 +204,14 @@ def _app(data: Any, where: str) -> AppSpec:
     name = _name(data, where, "an application", also_forbidden=":")
     streams = tuple(_stream(s, f"{where}.streams[{i}]") for i, s in enumerate(_list(data, "streams", where)))
     _check_unique([s.name for s in streams], f"{where}.streams", "stream")
-    return AppSpec(name=name, streams=streams)
+    return AppSpec(name=name, streams=streams, thumbnails=_thumbnails(data, where))
+
+
+def _thumbnails(data: dict[str, Any], where: str) -> tuple[str, ...]:
+    formats = data.get("thumbnails", [])
+    if not isinstance(formats, list) or any(f not in IMAGE_FORMATS for f in formats):
+        raise ScenarioError(f"{where}.thumbnails must be a list of {', '.join(IMAGE_FORMATS)}, not {formats!r}")
+    return tuple(dict.fromkeys(formats))
 
 
 def _stream(data: Any, where: str) -> StreamSpec:

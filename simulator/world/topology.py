@@ -41,6 +41,8 @@ class App:
     vhost_row: int
     streams: dict[str, Stream] = field(default_factory=dict)
     """Live streams by name, in creation order."""
+    thumbnails: tuple[str, ...] = ()
+    """The image formats its streams' thumbnails are encoded in (none: no image encoding profile)."""
 
 
 @dataclass

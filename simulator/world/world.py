@@ -18,6 +18,7 @@ from simulator.world.clock import Clock
 from simulator.world.counters import CounterTable
 from simulator.world.edition import ENTERPRISE, ServerProfile
 from simulator.world.events import AcceptedEvent
+from simulator.world.picture_faults import PictureFaults
 from simulator.world.scenario import Scenario, StreamSpec
 from simulator.world.topology import SERVER_ROW, App, Stream, Vhost
 from simulator.world.traffic import Traffic
@@ -47,6 +48,8 @@ class World:
         """Called with each tick's time before its traffic is drawn (stream faults set input rates here)."""
         self.topology_revision = 0
         """Changes whenever a stream starts or ends (or every stream starts anew)."""
+        self.pictures = PictureFaults()
+        """What each stream's thumbnail shows (fault injection replaces it: frozen or black pictures)."""
         self.follows: Callable[[], None] | None = None
         """Set on a fleet's edge: `advance` then catches up its origin, whose ticks drive this world's."""
         self.last_delta_in: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
@@ -72,7 +75,8 @@ class World:
             vhost = Vhost(vhost_spec.name, self.vhost_table.add_row(self.start_ms))
             self.vhosts[vhost.name] = vhost
             for app_spec in vhost_spec.apps:
-                app = App(vhost.name, app_spec.name, self.app_table.add_row(self.start_ms), vhost.row)
+                app = App(vhost.name, app_spec.name, self.app_table.add_row(self.start_ms), vhost.row,
+                          thumbnails=app_spec.thumbnails)
                 vhost.apps[app.name] = app
                 self.apps_by_row.append(app)
                 for stream_spec in app_spec.streams:
