@@ -156,6 +156,7 @@ def make_app(api_url: str, clock: FakeClock, tmp_path: Path, *, select: str | No
         # Without the simulator's publisher, playlists would be read from whatever listens on port 3333
         # of this machine: the screen would depend on it. Tests of following pass `publisher_url`.
         extra.setdefault("follow_playlists", False)
+        extra.setdefault("thumbnails", False)
     if fixed_address:
         connect = aliased_connector(clock, tmp_path, api_url)
         api_url = SHOWN_URL

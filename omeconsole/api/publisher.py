@@ -30,6 +30,10 @@ from omeconsole.api.own_reads import OwnReads
 DEFAULT_PUBLISHER_PORT = 3333
 DEFAULT_MAX_PLAYLIST_BYTES = 4 * MiB
 """A live LL-HLS chunklist is tens of kB; a long DVR window a few hundred."""
+DEFAULT_MAX_THUMBNAIL_BYTES = 4 * MiB
+"""A 1280x720 JPEG is ~100 kB, a PNG under 2 MB (core/thumbnails/decode.py checks it again)."""
+THUMBNAIL_FORMATS = ("jpg", "png", "webp")
+"""What the thumbnail publisher serves (`thumb.<format>`), in the order the console asks for them."""
 DEFAULT_MAX_PART_BYTES = 16 * MiB
 """A 0.5 s part at 20 Mbit/s is 1.25 MB; a whole 6 s segment at that rate 15 MB."""
 
@@ -76,6 +80,7 @@ class PublisherReader:
         self.timeouts = Timeouts(connect=timeout, read=timeout, total=deadline if deadline is not None else timeout)
         self._playlist_cap = Cap(max_playlist_bytes, "max_playlist_bytes")
         self._part_cap = Cap(max_part_bytes, "max_part_bytes")
+        self._thumbnail_cap = Cap(DEFAULT_MAX_THUMBNAIL_BYTES, "max_thumbnail_bytes")
         self._http: Transport = transport if transport is not None else HttpTransport(
             timeouts=self.timeouts, verify=verify, follow_redirects=True, fresh_reads=True)
         self._chunklist_url: str | None = None
@@ -122,6 +127,22 @@ class PublisherReader:
         except (OmeError, PlaylistUnreadable):
             return None
         return reply.body if reply.status == 200 else None
+
+    async def thumbnail(self, image_format: str, *, deadline: float | None = None) -> bytes | None:
+        """The stream's latest thumbnail (`/{app}/{stream}/thumb.{image_format}`, served when the application's
+        output profile has an image encode of that format); None on a 404 (no such encode, or no stream).
+        A read of the console's own, entered in the ledger like every publisher read. Raises
+        PlaylistUnreadable when it cannot be read (the message says why)."""
+        base = self.url.rsplit("/", 1)[0]
+        try:
+            reply = await self._get(f"{base}/thumb.{image_format}", self._thumbnail_cap, deadline)
+        except OmeError as error:
+            raise PlaylistUnreadable(error.message) from None
+        if reply.status == 404:
+            return None
+        if reply.status != 200:
+            raise PlaylistUnreadable(f"{_path(reply.url)} answered HTTP {reply.status}")
+        return reply.body
 
     async def _get(self, url: str, cap: Cap, deadline: float | None) -> Reply:
         """One GET, entered in the ledger of the console's own reads while its connection is open."""

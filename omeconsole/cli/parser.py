@@ -53,7 +53,8 @@ def flags(args: argparse.Namespace) -> dict[str, Any]:
     return {"api_url": args.api_url, "token": args.token, "token_file": args.token_file,
             "publisher_url": args.publisher_url, "profile": args.profile,
             "insecure": True if args.insecure else None, "read_only": True if args.read_only else None,
-            "confirm_timeout": getattr(args, "confirm_timeout", None)}
+            "confirm_timeout": getattr(args, "confirm_timeout", None),
+            "thumbnails": False if getattr(args, "no_thumbnails", False) else None}
 
 
 # Value checks: a bad value is a usage error before anything runs -----------------------------------------
@@ -175,6 +176,8 @@ def _fleet_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
 def _select_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument("--select", type=_node_path, default=argparse.SUPPRESS if suppress else None,
                         metavar="VHOST[/APP[/STREAM]]", help="the node to open the console on")
+    parser.add_argument("--no-thumbnails", action="store_true", default=argparse.SUPPRESS if suppress else False,
+                        help="no picture in the stream view (thumbnails = false in the config)")
 
 
 def _send_options(parser: argparse.ArgumentParser, *, confirmable: bool) -> None:

@@ -102,6 +102,11 @@ class Settings(BaseModel):
     follow_playlists: bool = True
     """Read the playlists of the streams on screen (within the request budget) to show ad breaks that
     this console did not send (core/adops/playlist_watch.py); False: only its own sends' breaks show."""
+    thumbnails: bool = True
+    """Show the selected stream's thumbnail in the stream view (read from the publisher each second while the
+    view is open, when the server publishes one); False (or `--no-thumbnails`): no picture, no reads."""
+    thumbnail_frozen_after: float = Field(default=10.0, gt=0, le=3600)
+    """Seconds a thumbnail must stay unchanged before the stream view says it is frozen."""
     id3_templates: list[Id3Template] = Field(default_factory=list)
     history: HistorySettings = Field(default_factory=HistorySettings)
     """The `[history]` table: the store of every sample (see core/history/settings.py)."""

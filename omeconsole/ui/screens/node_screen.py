@@ -14,17 +14,22 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
+from omeconsole.api.publisher import PublisherReader
+from omeconsole.core.thumbnails.follow import ThumbnailFollower
 from omeconsole.core.tree_model import TreeArranger
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import name_text, node_label
 from omeconsole.ui.live import Changes, LiveSession
+from omeconsole.ui.messages import ClockTick
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+from omeconsole.ui.widgets.thumbnail_view import ThumbnailView
 
 RESORT_SECONDS = 5.0
 """Sorting by live values reorders the children at most this often, so rows do not jump every second."""
@@ -49,11 +54,24 @@ class NodeScreen(LiveScreen):
         self._children: tuple[NodePath, ...] | None = None
         self._labels: dict[NodePath, Text] = {}
         self._arranger = TreeArranger(lambda p: live.engine.node(p).latest, resort_every=RESORT_SECONDS)
+        self._thumbnail = self._thumbnail_follower()
+        self._thumbnail_read: Worker[None] | None = None
+
+    def _thumbnail_follower(self) -> ThumbnailFollower | None:
+        """A stream's picture, read through the publisher as the console's own read (`thumbnails = false`: none)."""
+        session, path = self.live.session, self.path
+        if path.level != "stream" or not session.settings.thumbnails or path.app is None or path.stream is None:
+            return None
+        reader = PublisherReader(session.settings.publisher_base(), path.app, path.stream,
+                                 verify=not session.settings.insecure, own=session.client.own_reads)
+        return ThumbnailFollower(reader, self.live.clock, frozen_after_s=session.settings.thumbnail_frozen_after)
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
         yield Static(id="breadcrumb")
         yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap)
+        if self._thumbnail is not None:
+            yield ThumbnailView(id="thumbnail")
         children = KeyedOptionList(id="children")
         children.border_title = "applications" if self.path.level == "vhost" else "streams"
         children.display = self.path.level != "stream"
@@ -65,6 +83,29 @@ class NodeScreen(LiveScreen):
         self._draw_breadcrumb()
         if self.path.level != "stream":
             self.query_one("#children", OptionList).focus()
+        self._thumbnail_due()
+
+    @on(ClockTick)
+    def _thumbnail_due(self) -> None:
+        """Read the picture again when it is due (at most once a second of the console's clock)."""
+        follower = self._thumbnail
+        if follower is not None and follower.due() and not self.reading_thumbnail:
+            self._thumbnail_read = self.run_worker(self._show_thumbnail(follower), group="thumbnail",
+                                                   exit_on_error=False)
+
+    @property
+    def reading_thumbnail(self) -> bool:
+        return self._thumbnail_read is not None and not self._thumbnail_read.is_finished
+
+    async def _show_thumbnail(self, follower: ThumbnailFollower) -> None:
+        state = await follower.refresh()
+        if self.is_mounted:
+            self.query_one(ThumbnailView).show(state.picture, state.verdict, state.note)
+
+    def on_unmount(self) -> None:
+        super().on_unmount()
+        if self._thumbnail is not None:  # the reader's connection and the decoding thread, closed by the app
+            self.app.run_worker(self._thumbnail.aclose(), exit_on_error=False)
 
     def _draw_breadcrumb(self) -> None:
         self.query_one("#breadcrumb", Static).update(

@@ -1,0 +1,2 @@
+"""A stream's thumbnail: decoded safely from hostile bytes (decode.py), watched for a frozen or black
+picture (watch.py)."""
