@@ -131,11 +131,14 @@ class PublisherReader:
     async def thumbnail(self, image_format: str, *, deadline: float | None = None) -> bytes | None:
         """The stream's latest thumbnail (`/{app}/{stream}/thumb.{image_format}`, served when the application's
         output profile has an image encode of that format); None on a 404 (no such encode, or no stream).
-        A read of the console's own, entered in the ledger like every publisher read. Raises
-        PlaylistUnreadable when it cannot be read (the message says why)."""
+        Raises PlaylistUnreadable when it cannot be read (the message says why).
+
+        Not entered in the ledger of own reads: the thumbnail publisher counts no connection for a reader
+        (OvenMediaEngine's ThumbnailPublisher only adds the bytes it sent), so taking it off the viewers
+        would show one viewer too few. Its bytes are the console's own bytes out all the same."""
         base = self.url.rsplit("/", 1)[0]
         try:
-            reply = await self._get(f"{base}/thumb.{image_format}", self._thumbnail_cap, deadline)
+            reply = await self._get(f"{base}/thumb.{image_format}", self._thumbnail_cap, deadline, counted=False)
         except OmeError as error:
             raise PlaylistUnreadable(error.message) from None
         if reply.status == 404:
@@ -144,9 +147,10 @@ class PublisherReader:
             raise PlaylistUnreadable(f"{_path(reply.url)} answered HTTP {reply.status}")
         return reply.body
 
-    async def _get(self, url: str, cap: Cap, deadline: float | None) -> Reply:
-        """One GET, entered in the ledger of the console's own reads while its connection is open."""
-        ticket = None if self._own is None else self._own.opened(self._app, self._stream)
+    async def _get(self, url: str, cap: Cap, deadline: float | None, *, counted: bool = True) -> Reply:
+        """One GET, entered in the ledger of the console's own reads while its connection is open (`counted`:
+        the server counts the reader as a connection while it is)."""
+        ticket = None if self._own is None or not counted else self._own.opened(self._app, self._stream)
         try:
             return await self._http.request("GET", url, cap=cap, timeouts=self._timeouts(deadline))
         finally:

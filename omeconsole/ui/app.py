@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -80,6 +81,10 @@ class ConsoleApp(App[None]):
         `started`: the first session, already made from `settings` and polling (the command line starts
         it while the UI is imported); later ones come from `connector`."""
         super().__init__()
+        if settings.thumbnails:
+            # textual-image asks the terminal how it can draw pictures when it is imported, which works only
+            # before Textual reads the terminal's input: the stream view's picture module is loaded now.
+            importlib.import_module("omeconsole.ui.widgets.thumbnail_view")
         self.settings = settings
         self.clock = clock
         self._connector = connector

@@ -135,6 +135,7 @@ class ReplayDashboard(ReplayKeys, DashboardScreen):
 
 
 class ReplayNodeScreen(ReplayKeys, NodeScreen):
+    LIVE_PICTURE = False  # a replay shows what was recorded: no picture of the stream as it is now
     BINDINGS = REPLAY_BINDINGS
 
     @on(OptionList.OptionSelected, "#children")

@@ -47,6 +47,8 @@ def breadcrumb(server: str, path: NodePath, colours: Mapping[str, str]) -> Text:
 
 class NodeScreen(LiveScreen):
     BINDINGS = bindings("back")
+    LIVE_PICTURE = True
+    """A stream's view shows its thumbnail as the server publishes it now (`thumbnails` in the settings)."""
 
     def __init__(self, live: LiveSession, path: NodePath) -> None:
         super().__init__(live)
@@ -60,7 +62,8 @@ class NodeScreen(LiveScreen):
     def _thumbnail_follower(self) -> ThumbnailFollower | None:
         """A stream's picture, read through the publisher as the console's own read (`thumbnails = false`: none)."""
         session, path = self.live.session, self.path
-        if path.level != "stream" or not session.settings.thumbnails or path.app is None or path.stream is None:
+        if (not self.LIVE_PICTURE or path.level != "stream" or not session.settings.thumbnails or path.app is None
+                or path.stream is None):
             return None
         reader = PublisherReader(session.settings.publisher_base(), path.app, path.stream,
                                  verify=not session.settings.insecure, own=session.client.own_reads)
