@@ -2,10 +2,11 @@
 
 The read goes through the stream's publisher reader (api/publisher.py `PublisherReader.thumbnail`); it is
 not entered in the ledger of own connections, since the thumbnail publisher counts none for a reader.
-The formats are tried in the order the thumbnail publisher serves them until one answers; that one is kept.
-A stream whose server publishes no thumbnail (404 for every format) is asked again only every `ABSENT_RETRY_S`. The caller asks at most once a second
-(`MIN_INTERVAL_S`): the server makes a new picture at its image encode's frame rate, one per second in the
-documented profile, so reading faster would only read the same picture again.
+The formats are tried in the order the thumbnail publisher serves them until one answers; that one is
+kept. A stream whose server publishes no thumbnail (404 for every format) is asked again only every
+`ABSENT_RETRY_S`. The caller asks at most once a second (`MIN_INTERVAL_S`): the server makes a new picture
+at its image encode's frame rate, one per second in the documented profile, so reading faster would only
+read the same picture again.
 """
 
 from __future__ import annotations
