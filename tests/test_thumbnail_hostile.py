@@ -31,11 +31,18 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def png(width: int, height: int, raw: bytes) -> bytes:
-    """A PNG of that header size (8-bit RGB) whose IDAT holds `raw` compressed."""
+def zeros_compressed(count: int) -> bytes:
+    """`count` zero bytes (a multiple of 1 MiB) deflated a MiB at a time: the test never holds them all."""
+    deflate = zlib.compressobj(9)
+    mib = bytes(1 << 20)
+    return b"".join([*(deflate.compress(mib) for _ in range(count >> 20)), deflate.flush()])
+
+
+def png(width: int, height: int, raw: bytes = b"", *, compressed: bytes | None = None) -> bytes:
+    """A PNG of that header size (8-bit RGB) whose IDAT holds `raw` compressed (or `compressed` as it is)."""
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(raw, 9))
-            + _chunk(b"IEND", b""))
+    data = compressed if compressed is not None else zlib.compress(raw, 9)
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b""))
 
 
 @functools.cache
@@ -45,8 +52,9 @@ def hostile_bodies() -> dict[str, bytes]:
     whole = jpeg.getvalue()
     return {
         "50000x50000 header": png(50_000, 50_000, b"\x00" * 1000),
-        "decompression bomb": png(20_000, 20_000, bytes(20_000 * 60_001 // 20)),  # ~1.2 GB claimed
-        "data past its header": png(64, 64, bytes(200_000_000)),  # 200 MB of zeros behind a 64x64 header
+        "4000x4000 header": png(4000, 4000, compressed=zeros_compressed(1 << 20)),  # under Pillow's own limit
+        "decompression bomb": png(20_000, 20_000, compressed=zeros_compressed(64 << 20)),  # 1.2 GB claimed
+        "data past its header": png(64, 64, compressed=zeros_compressed(200 << 20)),  # 200 MiB behind 64x64
         "truncated JPEG": whole[: len(whole) // 2],
         "over the size cap": b"\xff\xd8\xff" + bytes(MAX_THUMBNAIL_BYTES),
         "not a picture": b"<html>Please sign in</html>",
@@ -64,6 +72,8 @@ def test_a_hostile_thumbnail_is_refused(name: str) -> None:
     assert str(refused.value)
     if name in ("50000x50000 header", "decompression bomb"):
         assert "pixels" in str(refused.value)
+    if name == "4000x4000 header":  # refused by the console's own cap, before Pillow's
+        assert str(refused.value) == "4000x4000 pixels; at most 3,686,400 in all"
 
 
 PROBE = """
