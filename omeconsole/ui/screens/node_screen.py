@@ -60,7 +60,8 @@ class NodeScreen(LiveScreen):
         self._thumbnail_read: Worker[None] | None = None
 
     def _thumbnail_follower(self) -> ThumbnailFollower | None:
-        """A stream's picture, read through the publisher as the console's own read (`thumbnails = false`: none)."""
+        """A stream's picture, read through its publisher reader with the session's ledger of own reads (the
+        reads are not counted as connections there: see `PublisherReader.thumbnail`). `thumbnails = false`: none."""
         session, path = self.live.session, self.path
         if (not self.LIVE_PICTURE or path.level != "stream" or not session.settings.thumbnails or path.app is None
                 or path.stream is None):
