@@ -10,13 +10,14 @@ to its intent (the audit line written just before the POST leaves: the earliest 
 to the server's answer (the "sent" event: the POST has left and come back). Breaks that are skipped
 (a stream ended by the scenario's churn, a break still on air) are counted, not timed.
 
-The baseline, in the same batch: the console's polling engine alone (the dashboard's view declared: a
-vhost row, an app row and 48 stream rows of that app, one selected, as `bench_polling.py`'s `engine`)
-in a second child process against the same simulator, started with the scheduler and measured over the
+The baseline, in the same batch: the console's polling engine alone in a second child process against
+the same simulator — `--baseline view` (default): the dashboard's view declared (a vhost row, an app row
+and 48 stream rows of that app, one selected, as `bench_polling.py`'s `engine`); `--baseline all`: every
+node watched, as the exporter and `record` watch them — started with the scheduler and measured over the
 same window (after `--warmup` seconds: the poller's first listing); the ratio is the scheduler's CPU over
 the polling's.
 
-    .venv/bin/python bench/bench_scheduler.py [--minutes 10] [--schedules 100] [--warmup 20]
+    .venv/bin/python bench/bench_scheduler.py [--minutes 10] [--schedules 100] [--warmup 20] [--baseline view|all]
 """
 
 from __future__ import annotations
@@ -94,8 +95,9 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def poll_alone(url: str) -> None:
-    """The polling baseline (a child process): the engine with the dashboard's view, until SIGTERM."""
+async def poll_alone(url: str, everything: bool) -> None:
+    """The polling baseline (a child process) until SIGTERM: the engine with the dashboard's view, or
+    (`everything`) with every node watched as the exporter and `record` watch them."""
     import signal
 
     from omeconsole.api.client import OmeClient
@@ -115,6 +117,16 @@ async def poll_alone(url: str) -> None:
         engine.select(rows[2])
         engine.set_on_screen(rows, [NodePath(vhost, app)])
         print("polling", flush=True)
+        watched = None
+        while everything and not runner.done():
+            listing = engine.listing()
+            if listing is not watched:  # as the exporter: every vhost, app and stream, whenever the listing moves
+                watched = listing
+                apps = [NodePath(v, a) for v, found in listing.items() for a in found]
+                streams = [NodePath(v, a, name) for v, found in listing.items() for a, s in found.items()
+                           for name in s.live]
+                engine.set_on_screen([*(NodePath(v) for v in listing), *apps, *streams], apps)
+            await asyncio.wait({runner}, timeout=1.0)
         await runner
 
 
@@ -127,10 +139,12 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--schedules", type=int, default=100)
     parser.add_argument("--warmup", type=float, default=20.0, help="seconds before measuring (default 20)")
+    parser.add_argument("--baseline", choices=("view", "all"), default="view",
+                        help="the polling baseline: the dashboard's view (default) or every node watched")
     parser.add_argument("--poll-alone", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.poll_alone:
-        asyncio.run(poll_alone(args.poll_alone))
+        asyncio.run(poll_alone(args.poll_alone, args.baseline == "all"))
         return
     simulator, api, publisher = start_simulator()
     work = Path(tempfile.mkdtemp(prefix="bench-scheduler-"))
@@ -143,7 +157,8 @@ def main() -> None:
                    OMECONSOLE_CONFIG=str(work / "config.toml"), OMECONSOLE_SCHEDULES=str(work / "schedules.toml"),
                    OMECONSOLE_AUDIT_LOG=str(work / "audit.jsonl"))
         child = started_child([str(BIN / "omeconsole"), "scheduler", "--json"], env, work / "events.jsonl")
-        poller = started_child([sys.executable, __file__, "--poll-alone", api], env, work / "poller.txt")
+        poller = started_child([sys.executable, __file__, "--poll-alone", api, "--baseline", args.baseline], env,
+                               work / "poller.txt")
         while ("started" not in (work / "events.jsonl").read_text()
                or "polling" not in (work / "poller.txt").read_text()):
             time.sleep(0.05)
@@ -176,8 +191,8 @@ def main() -> None:
         print(f"scheduler CPU: {cpu1 - cpu0:.2f} s over {wall1 - wall0:.0f} s = {share * 100:.2f} % of one core")
         print(f"scheduler memory: RSS {rss / 1024:.1f} MiB, peak {hwm / 1024:.1f} MiB")
         polling = (poll1 - poll0) / (wall1 - wall0)
-        print(f"polling alone (same batch): CPU {poll1 - poll0:.2f} s = {polling * 100:.2f} % of one core, "
-              f"RSS {poll_rss / 1024:.1f} MiB, peak {poll_hwm / 1024:.1f} MiB")
+        print(f"polling alone ({args.baseline}, same batch): CPU {poll1 - poll0:.2f} s = {polling * 100:.2f} % "
+              f"of one core, RSS {poll_rss / 1024:.1f} MiB, peak {poll_hwm / 1024:.1f} MiB")
         print(f"scheduler / polling: CPU {share / polling:.3f}, RSS {rss / poll_rss:.2f}")
         print("events: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
         if to_intent:

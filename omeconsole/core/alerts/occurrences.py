@@ -25,7 +25,10 @@ from omeconsole.model.paths import NodePath
 
 log = logging.getLogger("omeconsole.alerts")
 
-HEARD: tuple[Kind, ...] = ("schedule_missed", "marker_unconfirmed")
+TOLD: tuple[Kind, ...] = ("schedule_missed", "marker_unconfirmed")
+"""The kinds the scheduler tells: `schedule_missed` only it can tell (`rules.HEARD_KINDS`); the exporter also
+judges `marker_unconfirmed` from the audit log, so with both running a receiver hears an unseen scheduled
+break twice: the exporter's alert, and the scheduler's, which names the schedule (another fingerprint)."""
 KEEP_RESOLVED = 200
 
 
@@ -33,7 +36,7 @@ class Occurrences:
     """The scheduler's alerts for one server (`server`: its name, the profile else host:port)."""
 
     def __init__(self, rules: Sequence[AlertRule], clock: Clock, *, server: str) -> None:
-        self.rules = tuple(rule for rule in rules if rule.kind in HEARD)
+        self.rules = tuple(rule for rule in rules if rule.kind in TOLD)
         self.server = server
         self._clock = clock
         self._scopes = [(rule, rule.parsed_scope) for rule in self.rules]
