@@ -41,7 +41,7 @@ from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.alerts.source import ChangeListener, Changes, Observed
 from omeconsole.core.clock import FakeClock, SystemClock
 from omeconsole.core.config import Settings
-from omeconsole.core.exporter.service import Exporter
+from omeconsole.exporter.service import Exporter
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample

@@ -23,7 +23,7 @@ from omeconsole.core.alerts.state import Transition
 from omeconsole.core.alerts.webhook_config import WebhookConfig
 from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
-from omeconsole.core.exporter.service import Exporter
+from omeconsole.exporter.service import Exporter
 from omeconsole.model.paths import NodePath
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock

@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from omeconsole.core.alerts.source import ChangeListener, Observed
 from omeconsole.core.clock import FakeClock
-from omeconsole.core.exporter.collector import ExportedServer, ExporterCollector
+from omeconsole.exporter.collector import ExportedServer, ExporterCollector
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample

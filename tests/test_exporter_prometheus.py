@@ -26,7 +26,7 @@ from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import Settings
-from omeconsole.core.exporter.service import Exporter
+from omeconsole.exporter.service import Exporter
 from simulator.http.server import start_simulator
 from simulator.world.clock import SystemClock as WorldClock
 

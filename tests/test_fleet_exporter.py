@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.clock import FakeClock
-from omeconsole.core.exporter.service import Exporter
+from omeconsole.exporter.service import Exporter
 from simulator.http.fleet import start_fleet
 
 STREAM = "default/app/stream"

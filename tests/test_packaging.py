@@ -29,7 +29,7 @@ def run_python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 
 def test_the_console_the_cli_and_the_exporter_import_without_the_simulator_s_dependencies(tmp_path: Path) -> None:
     done = run_python("import omeconsole.cli.main, omeconsole.cli.console_start, omeconsole.ui.app, "
-                      "omeconsole.cli.exporter_cmd, omeconsole.core.exporter.service, omeconsole.cli.sends\n"
+                      "omeconsole.cli.exporter_cmd, omeconsole.exporter.service, omeconsole.cli.sends\n"
                       "print('imported')", tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "imported"

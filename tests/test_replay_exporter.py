@@ -20,7 +20,7 @@ from replay_support import STREAM, replay_clock, replaying, run_command
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
-from omeconsole.core.exporter.service import Exporter
+from omeconsole.exporter.service import Exporter
 
 SERIES = [json.loads(reading["body"])["response"] for reading in
           json.loads((FIXTURES / "stats_stream_series_60s.json").read_text())]

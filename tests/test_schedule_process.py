@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -167,3 +168,23 @@ async def test_nothing_starts_on_a_bad_file_or_in_read_only_mode(simulator: Runn
     assert code == status and words in err.decode()
     assert setup == "read-only" or f"{config}: [[schedules]]" in err.decode()
     assert not (tmp_path / "audit.jsonl").exists()
+
+
+async def test_without_json_every_event_is_one_line_on_stderr_and_stdout_stays_empty(
+        simulator: RunningSimulator, tmp_path: Path) -> None:
+    config, _run = _config(tmp_path, lead_s=50)
+    child = await asyncio.create_subprocess_exec(
+        str(BIN / "omeconsole"), "scheduler", env=_env(simulator, tmp_path, config), stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
+    try:
+        assert child.stderr is not None
+        first = await asyncio.wait_for(child.stderr.readline(), WAIT_S)
+        child.send_signal(signal.SIGTERM)
+        out, rest = await asyncio.wait_for(child.communicate(), WAIT_S)
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+    assert child.returncode == 0 and out == b""
+    assert re.fullmatch(rb"\d{4}-\d\d-\d\dT[\d:.]+\+00:00 started: 1 schedule\(s\) from .*\n", first), first
+    assert re.search(rb"\+00:00 stopped: stopped\n$", rest), rest

@@ -4,18 +4,24 @@ to one send, missed runs are said and never sent late."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import api_client
+from adops_support import server_context
+from conftest import TEST_TOKEN, api_client
 from schedule_support import Rig, drive, rig, running
 
-from omeconsole.core.schedule.lock import LockHeld
+from omeconsole.api.client import OmeClient
+from omeconsole.core.adops.audit import AuditLog
+from omeconsole.core.adops.operations import AdOps
+from omeconsole.core.schedule.events import RunnerEvent
+from omeconsole.core.schedule.lock import LockHeld, RunnerLock, lock_path
 from omeconsole.core.schedule.model import ScheduleError
-from omeconsole.core.schedule.runner import RunnerRefused
+from omeconsole.core.schedule.runner import Runner, RunnerRefused
 from omeconsole.model.paths import NodePath
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -194,3 +200,54 @@ async def test_the_skipped_hour_in_berlin_sends_its_run_after_the_change(tmp_pat
     [sent] = r.kinds("sent")  # 02:30 does not exist: it runs at 03:30 CEST, once with 03:30's own run
     assert sent.run is not None and sent.run.astimezone(berlin).strftime("%H:%M %Z") == "03:30 CEST"
     assert len(_intents(r)) == 1
+
+
+async def test_the_pre_roll_warning_is_said_its_lead_before_the_run(tmp_path: Path) -> None:
+    config = ('[templates.warned]\nduration = "30s"\npreroll = "10s"\n'
+              '[[schedules]]\nname = "warned"\nstream = "default/app/stream"\ntemplate = "warned"\nat = ["00:02"]\n')
+    heard: list[tuple[datetime, RunnerEvent]] = []
+    async with rig(tmp_path, config) as r:
+        runner = Runner(r.adops, r.book, [r.config, r.schedules], lambda e: heard.append((r.clock.wall(), e)),
+                        RunnerLock(lock_path(r.audit), "test runner"), watch_s=60)
+        runner.start()
+        stop = asyncio.Event()
+        task = asyncio.create_task(runner.run(stop))
+        await drive(runner, r.clock, _at(2) + timedelta(seconds=10))
+        stop.set()
+        await task
+        runner.close()
+    [(said_at, warning)] = [(at, e) for at, e in heard if e.kind == "preroll"]
+    assert said_at == _at(2) - timedelta(seconds=10) and warning.run == _at(2)
+    assert warning.message == "break of 30 s in 10 s"
+    assert [e.run for _, e in heard if e.kind == "sent"] == [_at(2)]
+
+
+async def test_without_a_shared_lock_the_audit_log_still_keeps_each_break_to_one_send(tmp_path: Path) -> None:
+    """Two runners whose locks do not see each other (as two machines whose lock files differ) on one audit
+    log, one clock: the audit log read before each send leaves every run to whichever wrote its intent first."""
+    async with rig(tmp_path, EVERY_2M) as r:
+        others: list[RunnerEvent] = []
+        client = OmeClient(r.simulator.api_url, TEST_TOKEN)
+        ops = AdOps(client, AuditLog(r.audit, now=r.clock.wall), r.clock, server_context(client.api_url),
+                    publisher_url=r.simulator.publisher_url, confirm_timeout_s=10.0)
+        other = Runner(ops, r.book, [r.config, r.schedules], others.append,
+                       RunnerLock(tmp_path / "elsewhere" / "scheduler.lock", "other machine"), watch_s=60)
+        (tmp_path / "elsewhere").mkdir()
+        other.start()
+        stop = asyncio.Event()
+        task = asyncio.create_task(other.run(stop))
+        try:
+            async with running(r, watch_s=60) as first:
+                await drive(first, r.clock, _at(4) + timedelta(seconds=10))
+        finally:
+            stop.set()
+            await task
+            other.close()
+            await ops.aclose()
+            await client.aclose()
+    both = r.events + others
+    assert sorted(e.run for e in both if e.kind == "sent") == [_at(2), _at(4)]
+    already = [e for e in both if e.kind == "skipped"]
+    assert sorted(e.run for e in already) == [_at(2), _at(4)]
+    assert {e.message for e in already} == {"already sent (the audit log has this run)"}
+    assert len(_intents(r)) == 2

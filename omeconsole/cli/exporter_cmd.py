@@ -27,7 +27,7 @@ from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.text import visible
 
 if TYPE_CHECKING:  # uvicorn and prometheus_client load when the exporter runs, not at every start (the console's)
-    from omeconsole.core.exporter.service import Exporter
+    from omeconsole.exporter.service import Exporter
 
 def _loopback(host: str) -> bool:
     if host == "localhost":
@@ -58,7 +58,7 @@ async def _serve(exporter: Exporter, host: str, port: int) -> int:
 
 
 async def _main(settings: Settings, args: argparse.Namespace, fleet: FleetSettings | None) -> int:
-    from omeconsole.core.exporter.service import Exporter  # imported here: see TYPE_CHECKING above
+    from omeconsole.exporter.service import Exporter  # imported here: see TYPE_CHECKING above
 
     try:
         exporter = Exporter(settings, SystemClock(), fleet=fleet, max_streams=args.max_streams,

@@ -152,10 +152,10 @@ def _command(args: argparse.Namespace) -> int:
     if args.replay and args.fleet is not None and command != "ui":
         complain(f"--replay opens the console; it does not go with {command}")
         return exit_codes.USAGE
-    if command == "schedule":  # the schedules' files only: no server, no settings
+    if command == "schedule":  # the schedules' files; the settings only for `list`'s streams
         from omeconsole.cli import schedule_cmd
 
-        return schedule_cmd.run_schedule(args)
+        return schedule_cmd.run_schedule(args, lambda: _settings(args))
     if args.fleet is not None or getattr(args, "servers", None):
         from omeconsole.cli import several
 

@@ -88,6 +88,8 @@ def threshold_text(rule: AlertRule) -> str:
             return f"> {rule.viewers}"
         case "marker_unconfirmed":
             return f"≥ {duration_words(rule.within or 0.0)}"
+        case "schedule_missed":
+            return "a planned break not sent"
 
 
 def value_text(alert: Alert) -> str:

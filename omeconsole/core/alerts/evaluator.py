@@ -25,7 +25,7 @@ from omeconsole.core.alerts.conditions import (
     node_condition,
     server_down,
 )
-from omeconsole.core.alerts.rules import AlertRule
+from omeconsole.core.alerts.rules import HEARD_KINDS, AlertRule
 from omeconsole.core.alerts.scope import Scope
 from omeconsole.core.alerts.source import Observed
 from omeconsole.core.alerts.state import Alert, AlertKey, AlertStatus, Tracker, Transition
@@ -51,11 +51,13 @@ class _NodeRule:
 
 
 class AlertEvaluator:
-    """Evaluates `rules` for one server (`server` is its name: the profile, else host:port)."""
+    """Evaluates `rules` for one server (`server` is its name: the profile, else host:port).
+
+    Rules of the kinds heard from the scheduler (`HEARD_KINDS`) are not judged here: `rules` leaves them out."""
 
     def __init__(self, rules: Sequence[AlertRule], observed: Observed, clock: Clock, *, server: str,
                  audit: AuditFeed | None = None) -> None:
-        self.rules = tuple(rules)
+        self.rules = tuple(rule for rule in rules if rule.kind not in HEARD_KINDS)
         self.server = server
         self._observed = observed
         self._clock = clock
@@ -72,7 +74,7 @@ class AlertEvaluator:
             elif rule.kind == "server_down":
                 if scope.matches_server(server):
                     self._server_rules.append(rule)
-            else:
+            elif rule.kind == "marker_unconfirmed":
                 self._marker_rules.append((rule, scope))
         self._trackers: dict[AlertKey, Tracker] = {}
         self._active: set[AlertKey] = set()

@@ -4,7 +4,7 @@
 [[alerts]]
 name = "ingest stopped"     # unique; defaults to the kind
 kind = "ingest_stopped"     # server_down | ingest_stopped | input_bitrate_drop | no_viewers | viewers_above
-                            # | marker_unconfirmed
+                            # | marker_unconfirmed | schedule_missed
 scope = "default/*/*"       # [SERVER:]VHOST[/APP[/STREAM]] with wildcards (server_down: a server wildcard)
 after = "10s"               # the kind's threshold (see below)
 for = "0s"                  # the condition must hold this long before the alert fires
@@ -14,9 +14,15 @@ severity = "critical"       # info | warning | critical
 
 Thresholds per kind: `server_down` and `ingest_stopped` and `no_viewers` take `after` (a duration),
 `input_bitrate_drop` takes `below_percent` and `window`, `viewers_above` takes `viewers`,
-`marker_unconfirmed` takes `within`. A threshold that does not belong to the kind is an error, so a
-typo never silently changes what a rule watches. Durations are seconds (a number) or text with a
+`marker_unconfirmed` takes `within`, `schedule_missed` none. A threshold that does not belong to the kind
+is an error, so a typo never silently changes what a rule watches. Durations are seconds (a number) or text with a
 unit: `500ms`, `30s`, `5m`, `1h`.
+
+`schedule_missed` is heard, not measured: the scheduler (`omeconsole scheduler`, or the console running
+the schedules) fires it when a planned break did not go out — skipped by a rule, missed while nothing
+ran, its playlist unreachable, refused by the server — with the reason, and resolves it once that
+schedule's next break to the stream is accepted (after `keep_firing_for`). The scheduler fires
+`marker_unconfirmed` itself for a scheduled break its follow did not see (see `core/alerts/occurrences.py`).
 """
 
 from __future__ import annotations
@@ -32,8 +38,10 @@ from omeconsole.model.nodes import INGEST_STALL_S
 from omeconsole.model.paths import Level
 
 Kind = Literal["server_down", "ingest_stopped", "input_bitrate_drop", "no_viewers", "viewers_above",
-               "marker_unconfirmed"]
+               "marker_unconfirmed", "schedule_missed"]
 Severity = Literal["info", "warning", "critical"]
+HEARD_KINDS: frozenset[Kind] = frozenset({"schedule_missed"})
+"""Kinds fired by what the scheduler tells (`core/alerts/occurrences.py`), not judged from readings."""
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -64,6 +72,7 @@ _THRESHOLDS: dict[Kind, dict[str, Any]] = {
     "no_viewers": {"after": 300.0},
     "viewers_above": {"viewers": None},
     "marker_unconfirmed": {"within": 30.0},
+    "schedule_missed": {},
 }
 """The thresholds each kind takes, with their defaults (None: required)."""
 
@@ -73,6 +82,7 @@ _LEVELS: dict[Kind, tuple[Level, ...]] = {
     "no_viewers": ("stream",),
     "viewers_above": ("vhost", "app", "stream"),
     "marker_unconfirmed": ("stream",),
+    "schedule_missed": ("stream",),
 }
 _DEFAULT_SCOPE: dict[Kind, str] = {"server_down": "*", "viewers_above": "*/*/*"}
 
@@ -106,7 +116,8 @@ class AlertRule(BaseModel):
         data = dict(data)
         for other in ("after", "below_percent", "window", "viewers", "within"):
             if other not in allowed and data.get(other) is not None:
-                raise ValueError(f"{other} does not apply to {kind} (it takes: {', '.join(allowed)})")
+                takes = f"it takes: {', '.join(allowed)}" if allowed else "it takes no threshold"
+                raise ValueError(f"{other} does not apply to {kind} ({takes})")
         for key, default in allowed.items():
             if data.get(key) is None:
                 if default is None:
@@ -150,6 +161,8 @@ class AlertRule(BaseModel):
                 return f"more than {self.viewers} viewers"
             case "marker_unconfirmed":
                 return f"a cue sent was not seen in the playlist within {self.within:g} s"
+            case "schedule_missed":
+                return "a planned break of a schedule did not go out"
 
 
 def check_unique_names(rules: Sequence[AlertRule]) -> None:

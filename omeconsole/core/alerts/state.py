@@ -29,6 +29,8 @@ class AlertKey:
     server: str
     path: NodePath | None
     """None for a server-level alert."""
+    schedule: str | None = None
+    """The schedule whose planned break it is about (the alerts the scheduler fires); None otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +57,12 @@ class Alert:
 
     @property
     def labels(self) -> Mapping[str, str]:
-        """Alertmanager-style labels: alertname, kind, severity, server, and the node's path parts."""
+        """Alertmanager-style labels: alertname, kind, severity, server, the schedule (if any), and the node's
+        path parts."""
         labels = {"alertname": self.key.rule, "kind": self.kind, "severity": self.severity,
                   "server": self.key.server}
+        if self.key.schedule is not None:
+            labels["schedule"] = self.key.schedule
         path = self.key.path
         if path is not None:
             labels["vhost"] = path.vhost

@@ -14,11 +14,12 @@ import asyncio
 import logging
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from omeconsole.api.webhook import WebhookError
+from omeconsole.api.http import Transport
+from omeconsole.api.webhook import WebhookClient, WebhookError
 from omeconsole.core.alerts.payload import webhook_body
 from omeconsole.core.alerts.state import Transition
 from omeconsole.core.alerts.webhook_config import WebhookConfig
@@ -148,3 +149,40 @@ def notifier(dispatchers: list[WebhookDispatcher], clock: Clock) -> Callable[[Tr
             dispatcher.submit(webhook_body(transition.alert, clock, dispatcher.name))
 
     return notify
+
+
+class Deliveries:
+    """Every `[[webhooks]]` receiver's sender and wire, started and closed together (the exporter, the
+    scheduler). WebhookConfigError at construction when a header's variable is missing."""
+
+    def __init__(self, configs: Sequence[WebhookConfig], clock: Clock, *, environ: Mapping[str, str] | None = None,
+                 warn: Callable[[str], None] | None = None, transport: Transport | None = None,
+                 rng: random.Random | None = None) -> None:
+        self.dispatchers: list[WebhookDispatcher] = []
+        self._clients: list[WebhookClient] = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._clock = clock
+        for config in configs:
+            poster = WebhookClient(config.url, config.resolve_headers(environ, warn), timeout=config.timeout,
+                                   verify=not config.insecure, transport=transport)
+            self._clients.append(poster)
+            self.dispatchers.append(WebhookDispatcher(config, poster, clock, rng=rng))
+
+    def notifier(self) -> Callable[[Transition], None]:
+        return notifier(self.dispatchers, self._clock)
+
+    def start(self) -> None:
+        for dispatcher in self.dispatchers:
+            self._tasks.append(asyncio.create_task(dispatcher.run(), name=f"webhook-{dispatcher.name}"))
+
+    async def drained(self) -> None:
+        """Every message submitted so far delivered or dropped."""
+        await asyncio.gather(*(dispatcher.drained() for dispatcher in self.dispatchers))
+
+    async def aclose(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        for client in self._clients:
+            await client.aclose()

@@ -71,7 +71,9 @@ class _Waiting:
 class Runner:
     def __init__(self, adops: AdOps, load: Callable[[], Book], watched: Sequence[Path], report: Report,
                  lock: RunnerLock, *, lead_s: float = LEAD_S, late_s: float = LATE_S, poll_s: float = POLL_S,
-                 watch_s: float = WATCH_S, heartbeat_s: float = HEARTBEAT_S) -> None:
+                 watch_s: float = WATCH_S, heartbeat_s: float = HEARTBEAT_S,
+                 on_tick: Callable[[], object] | None = None) -> None:
+        """`on_tick` is called on every tick (every `watch_s`): the alerts' timers (`Occurrences.tick`)."""
         self.adops = adops
         self.clock = adops.clock
         self._load = load
@@ -83,6 +85,7 @@ class Runner:
         self._poll = timedelta(seconds=poll_s)
         self._watch = timedelta(seconds=watch_s)
         self._heartbeat = timedelta(seconds=heartbeat_s)
+        self._on_tick = on_tick
         self.book = Book({}, [])
         self._signature: tuple[object, ...] = ()
         self._agenda: list[_Item] = []
@@ -238,6 +241,8 @@ class Runner:
             self._reload(now)
         if self._last_beat is None or now - self._last_beat >= self._heartbeat:
             self._beat(now)
+        if self._on_tick is not None:
+            self._on_tick()
         self._push(now + self._watch, "tick")
 
     def _reload(self, now: datetime) -> None:

@@ -23,7 +23,7 @@ from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.source import Observed
 from omeconsole.core.alerts.webhooks import WebhookDispatcher
 from omeconsole.core.clock import Clock
-from omeconsole.core.exporter.selection import choose_streams
+from omeconsole.exporter.selection import choose_streams
 from omeconsole.model.nodes import NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample

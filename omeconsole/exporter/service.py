@@ -30,22 +30,21 @@ import uvicorn
 from prometheus_client import CollectorRegistry
 
 from omeconsole.api.http import Transport
-from omeconsole.api.webhook import WebhookClient
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.alerts.audit_feed import AuditFeed, AuditReader
 from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.report import alerts_document
 from omeconsole.core.alerts.source import EngineSource, Observed
 from omeconsole.core.alerts.state import AlertStatus, Transition
-from omeconsole.core.alerts.webhooks import WebhookDispatcher, notifier
+from omeconsole.core.alerts.webhooks import Deliveries, WebhookDispatcher
 from omeconsole.core.clock import Clock
 from omeconsole.core.config import Settings
-from omeconsole.core.exporter.collector import ExportedServer, ExporterCollector
-from omeconsole.core.exporter.http import ExporterApp
 from omeconsole.core.fleet.fleet import Fleet, FleetMember
 from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.core.text import visible
+from omeconsole.exporter.collector import ExportedServer, ExporterCollector
+from omeconsole.exporter.http import ExporterApp
 from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 
@@ -123,14 +122,10 @@ class Exporter:
             evaluator = AlertEvaluator(member.session.settings.alerts, observed, clock, server=name, audit=feed)
             self.servers.append(ServerExport(name, member, observed, feed, evaluator,
                                              ExportedServer(name, observed, evaluator, feed)))
-        self.webhooks: list[WebhookDispatcher] = []
-        self._webhook_clients: list[WebhookClient] = []
-        for config in settings.webhooks:
-            poster = WebhookClient(config.url, config.resolve_headers(environ, warn), timeout=config.timeout,
-                                   verify=not config.insecure, transport=webhook_transport)
-            self._webhook_clients.append(poster)
-            self.webhooks.append(WebhookDispatcher(config, poster, clock, rng=rng))
-        deliver = notifier(self.webhooks, clock) if self.webhooks else None
+        self.deliveries = Deliveries(settings.webhooks, clock, environ=environ, warn=warn, transport=webhook_transport,
+                                     rng=rng)
+        self.webhooks: list[WebhookDispatcher] = self.deliveries.dispatchers
+        deliver = self.deliveries.notifier() if self.webhooks else None
         for server in self.servers:
             server.evaluator.add_listener(_log_transition)
             if deliver is not None:
@@ -213,8 +208,7 @@ class Exporter:
         return str(bound[0]), int(bound[1])
 
     def start_webhooks(self) -> None:
-        for dispatcher in self.webhooks:
-            self._tasks.append(asyncio.create_task(dispatcher.run(), name=f"webhook-{dispatcher.name}"))
+        self.deliveries.start()
 
     async def run(self) -> None:
         """Polls, evaluates and delivers until `stop()` (or the HTTP server is told to exit by a signal)."""
@@ -250,8 +244,7 @@ class Exporter:
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
-        for poster in self._webhook_clients:
-            await poster.aclose()
+        await self.deliveries.aclose()
         await self.fleet.aclose()
 
     async def __aenter__(self) -> Exporter:
