@@ -27,6 +27,8 @@ from omeconsole.cli.output import complain, say
 from omeconsole.cli.parser import NAMED_COMMANDS, SENDS, build_parser, flags
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from omeconsole.core.config import Settings
     from omeconsole.core.session import Session
 
@@ -76,14 +78,14 @@ def _run_ui(module_name: str, function: str, settings: Settings, **options: Any)
     return result if isinstance(result, int) else exit_codes.OK
 
 
-def _config(action: str, file: str | None = None) -> int:
+def _config(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from omeconsole.core.config import ConfigError, config_path, validate_config_file, write_config_template
+    from omeconsole.core.config import ConfigError, config_path, validate_config_file
     from omeconsole.core.text import visible
 
-    path = Path(file).expanduser() if file else config_path()
-    if action == "validate":
+    path = Path(args.file).expanduser() if args.file else config_path()
+    if args.action == "validate":
         if not path.exists():
             complain(f"{path}: no such file")
             return exit_codes.USAGE
@@ -97,9 +99,36 @@ def _config(action: str, file: str | None = None) -> int:
             return exit_codes.USAGE
         say(f"{path}: valid")
         return exit_codes.OK
-    if action == "path":
+    if args.action == "path":
         say(str(path))
         return exit_codes.OK
+    if args.action == "show":
+        return _config_show(args)
+    return _config_init(path)
+
+
+def _config_show(args: argparse.Namespace) -> int:
+    """The settings in effect with the flags given; a configuration error is one (exit 2) as at start."""
+    from omeconsole.core.config import ConfigError, load_effective
+    from omeconsole.core.config_show import show_lines
+    from omeconsole.core.text import visible
+
+    if args.file:
+        complain("config show reads the config file ($OMECONSOLE_CONFIG moves it); it takes no file")
+        return exit_codes.USAGE
+    try:
+        effective = load_effective(flags(args))
+    except ConfigError as error:
+        complain(visible(str(error)))
+        return exit_codes.USAGE
+    for line in show_lines(effective):
+        say(line)
+    return exit_codes.OK
+
+
+def _config_init(path: Path) -> int:
+    from omeconsole.core.config_template import write_config_template
+
     try:
         written = write_config_template(path)
     except OSError as error:
@@ -148,7 +177,7 @@ def _command(args: argparse.Namespace) -> int:
     if command != "ui" or args.replay or args.fleet is not None:
         gc.enable()  # collections are held off only on the way to the console's first screen (see main)
     if command == "config":
-        return _config(args.action, args.file)
+        return _config(args)
     if args.replay and args.fleet is not None and command != "ui":
         complain(f"--replay opens the console; it does not go with {command}")
         return exit_codes.USAGE

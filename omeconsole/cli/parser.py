@@ -366,10 +366,13 @@ def build_parser() -> argparse.ArgumentParser:
     _exporter(add)
     _alerts(add)
     config = add("config", "configuration file")
-    config.add_argument("action", choices=("path", "init", "validate"),
-                        help="path: print where the config file is looked for; init: write a commented one "
-                             "(0600, in a 0700 directory) unless it exists; validate: check a file (every "
-                             "table and key; exit 2 naming the file, table and key of each problem)")
+    config.add_argument("action", choices=("path", "init", "show", "validate"),
+                        help="path: print where the config file is looked for; init: write one with every "
+                             "setting, its default and a comment (0600, in a 0700 directory) unless it exists; "
+                             "show: print the settings in effect and where each came from (flag, environment, "
+                             "file and table, default; the token never shown), with the flags and --profile given; "
+                             "validate: check a file (every table and key; exit 2 naming the file, table and key "
+                             "of each problem)")
     config.add_argument("file", nargs="?", help="validate: the file to check (default: the config file)")
     _history(add)
     _record(add)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import types
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +62,20 @@ def unknown_key_words(key: str, known: Iterable[str]) -> str:
     return f"unknown key {key!r}" + (f" (did you mean {nearest[0]!r}?)" if nearest else "")
 
 
-def explain(error: ValidationError, model: type[BaseModel], where: str, table: str | None = None) -> list[str]:
-    """One line per problem: `FILE [TABLE]: KEY: what it wants`, in words."""
+Place = Callable[[str], tuple[str, str | None]]
+"""Where a top-level key was given: (the file, or the flag or variable, and the file's table or None)."""
+
+
+def explain(error: ValidationError, model: type[BaseModel], where: str, table: str | None = None,
+            given_at: Place | None = None) -> list[str]:
+    """One line per problem: `FILE [TABLE]: KEY: what it wants`, in words (`given_at` names, per top-level key,
+    the file and table or the flag or variable that gave it, where settings were merged from several)."""
     lines = []
+    default_where, default_table = where, table
     for item in error.errors():
         loc = [part for part in item["loc"] if isinstance(part, (int, str))]
+        where, table = given_at(loc[0]) if given_at is not None and loc and isinstance(loc[0], str) else \
+            (default_where, default_table)
         if not loc:
             lines.append(f"{where}: {item['msg']}")
             continue
