@@ -67,3 +67,23 @@ def test_loading_a_misspelt_key_is_an_error_naming_the_nearest_known_key(tmp_pat
     path.write_text("[alert_notices]\nbel = true\n")
     with pytest.raises(ConfigError, match=r"\[alert_notices\]: unknown key 'bel' \(did you mean 'bell'\?\)"):
         load_settings(environ={}, path=path, warn=lambda _message: None)
+
+
+def test_validate_checks_fleets_templates_and_schedules_too(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[profiles.prod]\napi_url = "http://ome.example:8081"\n'
+                    '[fleets.live]\nserver = ["prod"]\n'
+                    '[fleets.late]\nservers = ["prod", "ghost"]\n'
+                    '[templates.spot]\nduration = "30s"\n'
+                    '[[schedules]]\nname = "news"\nstream = "default/app/news"\ntemplate = "spot"\nevry = "12m"\n')
+    run = validate(path)
+    assert run.returncode == 2
+    lines = run.stderr.splitlines()
+    assert f"omeconsole: {path} [fleets.live]: unknown key 'server' (did you mean 'servers'?) " \
+           "(a fleet has servers, request_budget)" in lines
+    assert f"omeconsole: {path} [fleets.late]: no profile named 'ghost' in {path} (profiles: prod)" in lines
+    assert any("[[schedules]]" in line and "evry" in line for line in lines), lines
+    path.write_text('[profiles.prod]\napi_url = "http://ome.example:8081"\n[fleets.live]\nservers = ["prod"]\n'
+                    '[templates.spot]\nduration = "30s"\n'
+                    '[[schedules]]\nname = "news"\nstream = "default/app/news"\ntemplate = "spot"\nevery = "12m"\n')
+    assert validate(path).returncode == 0

@@ -358,9 +358,11 @@ def _file_origins(layer: Mapping[str, Any], where: Mapping[str, str]) -> dict[st
 
 
 def validate_config_file(path: Path) -> list[str]:
-    """Every problem of the file at `path` (its top level, each profile, its break templates and schedules),
-    in words; [] when it is fine. Token sources are not run (nothing is read from a command or another file)."""
-    from omeconsole.core.schedule.model import ScheduleError, load_schedules, load_templates  # checks only
+    """Every problem of the file at `path` (its top level, each profile and fleet, its break templates and
+    schedules), in words; [] when it is fine. Token sources are not run (nothing is read from a command or
+    another file)."""
+    from omeconsole.core.fleet.settings import fleet_problems  # checks only
+    from omeconsole.core.schedule.model import ScheduleError, load_schedules, load_templates
 
     data = read_config_file(path, lambda _message: None)
     problems: list[str] = []
@@ -379,6 +381,7 @@ def validate_config_file(path: Path) -> list[str]:
             Settings.model_validate(values)
         except ValidationError as error:
             problems.extend(explain(error, Settings, str(path), table))
+    problems.extend(fleet_problems(data, path))
     try:
         load_schedules(data, path, load_templates(data, path))
     except ScheduleError as error:
