@@ -44,3 +44,15 @@ def test_demo_help_names_the_token_and_where_the_addresses_are_shown() -> None:
     assert run.returncode == 0, run.stderr
     text = " ".join(run.stdout.split())
     assert DEFAULT_ACCESS_TOKEN in text and "API URL, publisher URL and access token" in text
+
+
+def test_the_demo_refuses_flags_that_name_another_server_and_its_help_says_so() -> None:
+    program = Path(sys.executable).with_name("omeconsole")
+    run = subprocess.run([str(program), "demo", "--api-url", "http://ome.example:8081", "--token", "secret-x"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "the demo runs its own server: --api-url, --token cannot name another" in run.stderr
+    assert "secret-x" not in run.stderr + run.stdout
+    help_text = " ".join(subprocess.run([str(program), "demo", "--help"], capture_output=True, text=True,
+                                        timeout=60).stdout.split())
+    assert "--api-url, --publisher-url, --token and --token-file are refused (exit 2)" in help_text

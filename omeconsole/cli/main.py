@@ -62,6 +62,13 @@ def _named_profile(args: argparse.Namespace) -> str | None:
         raise ConfigError(str(error)) from None
 
 
+def _server_flags(args: argparse.Namespace) -> list[str]:
+    """The flags given that name a server (its address or token)."""
+    named = {"--api-url": args.api_url, "--publisher-url": args.publisher_url, "--token": args.token,
+             "--token-file": args.token_file}
+    return [flag for flag, value in named.items() if value is not None]
+
+
 def _run_ui(module_name: str, function: str, settings: Settings, **options: Any) -> int:
     """Start the console (or its demo), imported only now: a dynamic import keeps the commands light."""
     if importlib.util.find_spec(module_name) is None:
@@ -191,6 +198,10 @@ def _command(args: argparse.Namespace) -> int:
         return several.run(args, command)
     from omeconsole.core.config import ConfigError
 
+    if command == "demo" and (given := _server_flags(args)):
+        complain(f"the demo runs its own server: {', '.join(given)} cannot name another "
+                 "(its API URL, publisher URL and token are shown when it starts)")
+        return exit_codes.USAGE
     try:
         settings = _settings(args)
     except ConfigError as error:

@@ -46,7 +46,10 @@ DEMO_DESCRIPTION = (
     "(new ones each run); the console shows its API URL, publisher URL and access token on a line above the "
     "tree, and prints them when it starts and ends, so curl and a second terminal can use the same server. "
     f"The token is the simulator's own, {DEMO_TOKEN!r}: for example curl -H \"Authorization: Basic $(printf "
-    f"%s {DEMO_TOKEN} | base64)\" API/v1/vhosts, or omeconsole ls --api-url API --token {DEMO_TOKEN}.")
+    f"%s {DEMO_TOKEN} | base64)\" API/v1/vhosts, or omeconsole ls --api-url API --token {DEMO_TOKEN}. "
+    "Its server is its own: --api-url, --publisher-url, --token and --token-file are refused (exit 2), and the "
+    "server settings of the environment (OME_API_URL, OME_ACCESS_TOKEN...) and of the config's profile are not "
+    "used; the other settings (theme, keymap, interval, read-only...) apply as to any server.")
 
 def flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings given on the command line (None: not given)."""
