@@ -19,6 +19,18 @@ from pydantic import BaseModel, ValidationError
 from omeconsole.core.nearest import nearest_words
 
 _INPUT_SHOULD = re.compile(r"^Input should (be )?", re.IGNORECASE)
+_WANTS = {
+    "missing": "is required (not given)",
+    "bool_parsing": "must be true or false", "bool_type": "must be true or false",
+    "float_parsing": "must be a number", "float_type": "must be a number",
+    "int_parsing": "must be a whole number", "int_type": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "string_type": "must be text (in quotes)",
+    "dict_type": "must be a table ({ key = value } or [name])", "model_type": "must be a table",
+    "list_type": "must be a list ([...])", "tuple_type": "must be a list ([...])",
+}
+"""What a key wants, in TOML's words, for pydantic's errors about a value's kind (the others' messages,
+bounds and choices, read well once `Input should be` is `must be`)."""
 _VALUE_ERROR = re.compile(r"^(Value|Assertion) error, ")
 
 
@@ -84,7 +96,7 @@ def explain(error: ValidationError, model: type[BaseModel], where: str, table: s
         place = ".".join(filter(None, [table, *tables]))
         head = f"{where} [{place}]" if place else where
         key = loc[-1]
-        wants = _VALUE_ERROR.sub("", _INPUT_SHOULD.sub("must be ", str(item["msg"])))
+        wants = _WANTS.get(item["type"]) or _VALUE_ERROR.sub("", _INPUT_SHOULD.sub("must be ", str(item["msg"])))
         if item["type"] == "extra_forbidden" and isinstance(key, str):
             lines.append(f"{head}: {unknown_key_words(key, known_keys(owner))}")
         elif item_level:
