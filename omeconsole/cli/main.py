@@ -44,7 +44,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         if (args.profile not in (None, named)) or args.api_url:
             raise ConfigError(f"{named}: names a profile; --profile or --api-url cannot name another server")
         given["profile"] = named
-    return load_settings(given)
+    return load_settings(given, server=args.command != "demo")  # the demo's server is its own
 
 
 def _named_profile(args: argparse.Namespace) -> str | None:

@@ -289,9 +289,12 @@ def load_settings(
     environ: Mapping[str, str] | None = None,
     path: Path | None = None,
     warn: Warn | None = None,
+    server: bool = True,
 ) -> Settings:
-    """Settings from flags (None values ignored) > environment > the file's profile > file defaults."""
-    return load_effective(flags, profile=profile, environ=environ, path=path, warn=warn).settings
+    """Settings from flags (None values ignored) > environment > the file's profile > file defaults.
+    `server=False` (the demo, which runs its own server): what names a server is not read from the
+    environment and no token source is run (a profile's `token_command` may ask for a passphrase)."""
+    return load_effective(flags, profile=profile, environ=environ, path=path, warn=warn, server=server).settings
 
 
 def load_effective(
@@ -301,10 +304,13 @@ def load_effective(
     environ: Mapping[str, str] | None = None,
     path: Path | None = None,
     warn: Warn | None = None,
+    server: bool = True,
 ) -> Effective:
     """`load_settings`, with where each setting came from."""
     warn = warn or stderr_warn
     environ = os.environ if environ is None else environ
+    if not server:
+        environ = {k: v for k, v in environ.items() if k not in ENV_KEYS and k not in TOKEN_ENV}
     path = path or config_path()
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     chosen = given.pop("profile", profile)
@@ -324,7 +330,8 @@ def load_effective(
     flag_tokens: dict[str, Any] = {k: given.pop(k) for k in ("token", "token_file") if k in given}
     merged.update(given)
     origins.update({key: f"flag --{key.replace('_', '-')}" for key in given})
-    token, origins["token"] = _token_from_layers(flag_tokens, environ, file_layer, where, warn)
+    token, origins["token"] = _token_from_layers(flag_tokens, environ, file_layer, where, warn) if server \
+        else (None, "default")
     if token is not None:
         merged["token"] = token
     merged["profile"] = name
