@@ -49,7 +49,8 @@ DEMO_DESCRIPTION = (
     f"%s {DEMO_TOKEN} | base64)\" API/v1/vhosts, or omeconsole ls --api-url API --token {DEMO_TOKEN}. "
     "Its server is its own: --api-url, --publisher-url, --token and --token-file are refused (exit 2), and the "
     "server settings of the environment (OME_API_URL, OME_ACCESS_TOKEN...) and of the config's profile are not "
-    "used (no token_command is run); the other settings (theme, keymap, interval, read-only...) apply as to any server.")
+    "used (no token_command is run); the other settings (theme, keymap, interval, read-only...) apply as to any "
+    "server.")
 
 def flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings given on the command line (None: not given)."""
