@@ -55,6 +55,8 @@ def test_config_init_writes_every_setting_with_its_default_and_loads_back_to_the
     assert {"interval", "request_budget", "theme", "confirm", "history", "alert_notices", "keymap"} <= set(written)
     assert load_settings(environ={}, path=path, warn=lambda _m: None) == Settings()
     assert validate_config_file(path) == []
+    checked = run("config", "validate", config=path)
+    assert (checked.returncode, checked.stdout.strip()) == (0, f"{path}: valid"), checked.stderr
 
     again = run("config", "init", config=path)
     assert again.returncode == 2 and "exists; nothing written" in again.stderr
@@ -83,6 +85,7 @@ def test_the_commented_examples_load_once_uncommented(tmp_path: Path) -> None:
     path.write_text(uncommented, encoding="utf-8")
     data = tomllib.loads(uncommented)
     assert validate_config_file(path) == []  # every table: the top level, alerts, webhooks, profiles.prod
+    assert run("config", "validate", str(path), config=path).returncode == 0  # the keymap's ids too
     assert data["alerts"][0]["kind"] == "ingest_stopped" and data["webhooks"][0]["name"] == "ops"
     assert data["fleets"]["live"]["servers"] == ["prod"] and "prod" in data["profiles"]
     templates = load_templates(data, path)

@@ -103,3 +103,14 @@ def test_what_a_key_wants_is_said_in_tomls_words_not_pydantics(tmp_path: Path) -
         assert f"{path} {words}" in run.stderr or f"{path}: {words}" in run.stderr, words
     for jargon in ("Input should", "Field required", "valid dictionary", "unable to", "pydantic", "fast", "nope"):
         assert jargon not in run.stderr, jargon
+
+
+def test_validate_names_a_keymap_id_that_is_no_action_with_the_nearest_one(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[keymap]\ncue_out = "o,ctrl+o"\ncue_inn = "I"\n[profiles.prod]\n[profiles.prod.keymap]\nzzz = "z"\n')
+    run = validate(path)
+    assert run.returncode == 2
+    lines = run.stderr.splitlines()
+    assert f"omeconsole: {path} [keymap]: no action 'cue_inn' (did you mean 'cue_in'?)" in lines
+    assert f"omeconsole: {path} [profiles.prod.keymap]: no action 'zzz' (ids: the README's key table)" in lines
+    assert not any("cue_out" in line for line in lines)

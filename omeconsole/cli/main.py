@@ -23,12 +23,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from omeconsole.cli import exit_codes
-from omeconsole.cli.output import complain, say
+from omeconsole.cli.output import complain
 from omeconsole.cli.parser import NAMED_COMMANDS, SENDS, build_parser, flags
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from omeconsole.core.config import Settings
     from omeconsole.core.session import Session
 
@@ -85,69 +83,6 @@ def _run_ui(module_name: str, function: str, settings: Settings, **options: Any)
     return result if isinstance(result, int) else exit_codes.OK
 
 
-def _config(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from omeconsole.core.config import ConfigError, config_path, validate_config_file
-    from omeconsole.core.text import visible
-
-    path = Path(args.file).expanduser() if args.file else config_path()
-    if args.action == "validate":
-        if not path.exists():
-            complain(f"{path}: no such file")
-            return exit_codes.USAGE
-        try:
-            problems = validate_config_file(path)
-        except ConfigError as error:
-            problems = [str(error)]
-        for problem in problems:
-            complain(visible(problem))
-        if problems:
-            return exit_codes.USAGE
-        say(f"{path}: valid")
-        return exit_codes.OK
-    if args.action == "path":
-        say(str(path))
-        return exit_codes.OK
-    if args.action == "show":
-        return _config_show(args)
-    return _config_init(path)
-
-
-def _config_show(args: argparse.Namespace) -> int:
-    """The settings in effect with the flags given; a configuration error is one (exit 2) as at start."""
-    from omeconsole.core.config import ConfigError, load_effective
-    from omeconsole.core.config_show import show_lines
-    from omeconsole.core.text import visible
-
-    if args.file:
-        complain("config show reads the config file ($OMECONSOLE_CONFIG moves it); it takes no file")
-        return exit_codes.USAGE
-    try:
-        effective = load_effective(flags(args))
-    except ConfigError as error:
-        complain(visible(str(error)))
-        return exit_codes.USAGE
-    for line in show_lines(effective):
-        say(line)
-    return exit_codes.OK
-
-
-def _config_init(path: Path) -> int:
-    from omeconsole.core.config_template import write_config_template
-
-    try:
-        written = write_config_template(path)
-    except OSError as error:
-        complain(f"cannot write {path}: {error.strerror or error}")
-        return exit_codes.USAGE
-    if not written:
-        complain(f"{path} exists; nothing written")
-        return exit_codes.USAGE
-    say(str(path))
-    return exit_codes.OK
-
-
 async def _dispatch(session: Session, args: argparse.Namespace) -> int:
     from omeconsole.cli import sends, several
     from omeconsole.cli.commands import cmd_info, cmd_ls, cmd_stats
@@ -184,7 +119,9 @@ def _command(args: argparse.Namespace) -> int:
     if command != "ui" or args.replay or args.fleet is not None:
         gc.enable()  # collections are held off only on the way to the console's first screen (see main)
     if command == "config":
-        return _config(args)
+        from omeconsole.cli.config_cmd import run_config
+
+        return run_config(args)
     if args.replay and args.fleet is not None and command != "ui":
         complain(f"--replay opens the console; it does not go with {command}")
         return exit_codes.USAGE
