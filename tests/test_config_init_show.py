@@ -139,7 +139,7 @@ def test_a_bad_file_stops_a_command_at_start_naming_file_table_and_key_in_words(
     path = tmp_path / "config.toml"
     path.write_text(f'token = "{TOKEN}"\n[profiles.prod]\ninterval = "fast"\nintervall = 2\n')
     path.chmod(0o600)
-    for argv in (("--profile", "prod", "ls"), ("config", "show", "--profile", "prod")):
+    for argv in (("--profile", "prod", "ls"), ("config", "show", "--profile", "prod"), ("--profile", "prod")):
         done = run(*argv, config=path)
         assert done.returncode == 2, (argv, done.stderr)
         assert f"{path} [profiles.prod]: unknown key 'intervall' (did you mean 'interval'?)" in done.stderr
