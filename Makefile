@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-browser test-integration test-real-ome lint typecheck unit simulator bench clean lock
+.PHONY: demo test test-browser test-integration test-real-ome lint typecheck unit simulator bench clean lock pictures
 
 # requirements.lock pins every package `.[dev]` installs (the simulator's extra included), as constraints:
 # CI and every developer get the same versions. `make lock` writes it anew from a fresh resolution.
@@ -63,6 +63,10 @@ bench: $(STAMP)
 	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tree.py bench/bench_chart.py \
 		bench/bench_tui.py bench/bench_client.py bench/bench_hostile.py bench/bench_exporter.py; do \
 		$(BIN)/python $$script || exit 1; done
+
+# The README's pictures (docs/pictures/*.svg): the real console on the demo's simulator, about two minutes.
+pictures: $(STAMP)
+	$(BIN)/python docs/make_pictures.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

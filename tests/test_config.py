@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import stat
 import sys
 import tomllib
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.theme import BUILTIN_THEMES
 
-from omeconsole.core.config import ConfigError, config_path, load_settings, publisher_base, write_config_template
+from omeconsole.core.config import ConfigError, config_path, load_settings, publisher_base
 
 CONFIG = """
 interval = 2.0
@@ -137,14 +136,6 @@ def test_the_publisher_url_rule(config_file: Path) -> None:
     assert publisher_base("https://ome.example:8082/") == "https://ome.example:3333"
     assert publisher_base("http://user:pw@[::1]:8081") == "http://[::1]:3333"
     assert publisher_base("http://a:8081", "http://b:4444/") == "http://b:4444"
-
-
-def test_config_init_writes_a_private_template_once(tmp_path: Path) -> None:
-    path = tmp_path / "new" / "omeconsole" / "config.toml"
-    assert write_config_template(path)
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
-    assert tomllib.loads(path.read_text()) == {}  # every line is a comment until the operator fills it in
-    assert not write_config_template(path)
 
 
 def test_bad_toml_names_the_file(tmp_path: Path) -> None:

@@ -119,12 +119,12 @@ def test_a_profile_in_a_fleet_cannot_hold_what_its_node_names_use(tmp_path: Path
         fleet(path, "f")
 
 
-def test_an_unknown_fleet_lists_the_known_ones_and_unknown_keys_are_warned(config: Path) -> None:
+def test_an_unknown_fleet_lists_the_known_ones_and_an_unknown_key_is_an_error_naming_the_nearest(
+        config: Path) -> None:
     with pytest.raises(ConfigError, match=r"no fleet named 'nope' .* \(fleets: cheap, live\)"):
         fleet(config, "nope")
-    warnings: list[str] = []
-    fleet(with_fleets(config, '[fleets.odd]\nservers = ["origin"]\ncolour = "red"\n'), "odd", warnings=warnings)
-    assert len(warnings) == 1 and "unknown setting 'colour' ignored" in warnings[0]
+    with pytest.raises(ConfigError, match=r"\[fleets.odd\]: unknown key 'server' \(did you mean 'servers'\?\)"):
+        fleet(with_fleets(config, '[fleets.odd]\nserver = ["origin"]\n'), "odd")
 
 
 def test_servers_named_on_the_command_line_have_the_same_checks(config: Path) -> None:

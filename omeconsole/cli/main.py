@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from omeconsole.cli import exit_codes
-from omeconsole.cli.output import complain, say
+from omeconsole.cli.output import complain
 from omeconsole.cli.parser import NAMED_COMMANDS, SENDS, build_parser, flags
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         if (args.profile not in (None, named)) or args.api_url:
             raise ConfigError(f"{named}: names a profile; --profile or --api-url cannot name another server")
         given["profile"] = named
-    return load_settings(given)
+    return load_settings(given, server=args.command != "demo")  # the demo's server is its own
 
 
 def _named_profile(args: argparse.Namespace) -> str | None:
@@ -60,6 +60,13 @@ def _named_profile(args: argparse.Namespace) -> str | None:
         raise ConfigError(str(error)) from None
 
 
+def _server_flags(args: argparse.Namespace) -> list[str]:
+    """The flags given that name a server (its address or token)."""
+    named = {"--api-url": args.api_url, "--publisher-url": args.publisher_url, "--token": args.token,
+             "--token-file": args.token_file}
+    return [flag for flag, value in named.items() if value is not None]
+
+
 def _run_ui(module_name: str, function: str, settings: Settings, **options: Any) -> int:
     """Start the console (or its demo), imported only now: a dynamic import keeps the commands light."""
     if importlib.util.find_spec(module_name) is None:
@@ -74,42 +81,6 @@ def _run_ui(module_name: str, function: str, settings: Settings, **options: Any)
         return exit_codes.REFUSED
     result = entry(settings, **options)
     return result if isinstance(result, int) else exit_codes.OK
-
-
-def _config(action: str, file: str | None = None) -> int:
-    from pathlib import Path
-
-    from omeconsole.core.config import ConfigError, config_path, validate_config_file, write_config_template
-    from omeconsole.core.text import visible
-
-    path = Path(file).expanduser() if file else config_path()
-    if action == "validate":
-        if not path.exists():
-            complain(f"{path}: no such file")
-            return exit_codes.USAGE
-        try:
-            problems = validate_config_file(path)
-        except ConfigError as error:
-            problems = [str(error)]
-        for problem in problems:
-            complain(visible(problem))
-        if problems:
-            return exit_codes.USAGE
-        say(f"{path}: valid")
-        return exit_codes.OK
-    if action == "path":
-        say(str(path))
-        return exit_codes.OK
-    try:
-        written = write_config_template(path)
-    except OSError as error:
-        complain(f"cannot write {path}: {error.strerror or error}")
-        return exit_codes.USAGE
-    if not written:
-        complain(f"{path} exists; nothing written")
-        return exit_codes.USAGE
-    say(str(path))
-    return exit_codes.OK
 
 
 async def _dispatch(session: Session, args: argparse.Namespace) -> int:
@@ -148,7 +119,9 @@ def _command(args: argparse.Namespace) -> int:
     if command != "ui" or args.replay or args.fleet is not None:
         gc.enable()  # collections are held off only on the way to the console's first screen (see main)
     if command == "config":
-        return _config(args.action, args.file)
+        from omeconsole.cli.config_cmd import run_config
+
+        return run_config(args)
     if args.replay and args.fleet is not None and command != "ui":
         complain(f"--replay opens the console; it does not go with {command}")
         return exit_codes.USAGE
@@ -162,6 +135,10 @@ def _command(args: argparse.Namespace) -> int:
         return several.run(args, command)
     from omeconsole.core.config import ConfigError
 
+    if command == "demo" and (given := _server_flags(args)):
+        complain(f"the demo runs its own server: {', '.join(given)} cannot name another "
+                 "(its API URL, publisher URL and token are shown when it starts)")
+        return exit_codes.USAGE
     try:
         settings = _settings(args)
     except ConfigError as error:

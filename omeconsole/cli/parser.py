@@ -46,7 +46,11 @@ DEMO_DESCRIPTION = (
     "(new ones each run); the console shows its API URL, publisher URL and access token on a line above the "
     "tree, and prints them when it starts and ends, so curl and a second terminal can use the same server. "
     f"The token is the simulator's own, {DEMO_TOKEN!r}: for example curl -H \"Authorization: Basic $(printf "
-    f"%s {DEMO_TOKEN} | base64)\" API/v1/vhosts, or omeconsole ls --api-url API --token {DEMO_TOKEN}.")
+    f"%s {DEMO_TOKEN} | base64)\" API/v1/vhosts, or omeconsole ls --api-url API --token {DEMO_TOKEN}. "
+    "Its server is its own: --api-url, --publisher-url, --token and --token-file are refused (exit 2), and the "
+    "server settings of the environment (OME_API_URL, OME_ACCESS_TOKEN...) and of the config's profile are not "
+    "used (no token_command is run); the other settings (theme, keymap, interval, read-only...) apply as to any "
+    "server.")
 
 def flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings given on the command line (None: not given)."""
@@ -369,10 +373,13 @@ def build_parser() -> argparse.ArgumentParser:
     _exporter(add)
     _alerts(add)
     config = add("config", "configuration file")
-    config.add_argument("action", choices=("path", "init", "validate"),
-                        help="path: print where the config file is looked for; init: write a commented one "
-                             "(0600, in a 0700 directory) unless it exists; validate: check a file (every "
-                             "table and key; exit 2 naming the file, table and key of each problem)")
+    config.add_argument("action", choices=("path", "init", "show", "validate"),
+                        help="path: print where the config file is looked for; init: write one with every "
+                             "setting, its default and a comment (0600, in a 0700 directory) unless it exists; "
+                             "show: print the settings in effect and where each came from (flag, environment, "
+                             "file and table, default; the token never shown), with the flags and --profile given; "
+                             "validate: check a file (every table and key; exit 2 naming the file, table and key "
+                             "of each problem)")
     config.add_argument("file", nargs="?", help="validate: the file to check (default: the config file)")
     _history(add)
     _record(add)

@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +41,9 @@ TOKEN_ENV = {"OME_ACCESS_TOKEN": "token", "OME_ACCESS_TOKEN_FILE": "token_file"}
 TOKEN_SOURCES = ("token", "token_file", "token_command")
 TOKEN_COMMAND_TIMEOUT_S = 10.0
 MAX_TOKEN_BYTES = 64 * 1024
+NAMED_TABLES = ("profiles", "fleets", "templates", "schedules")
+"""Tables of the file that are not settings: `[templates.*]` and `[[schedules]]` are the scheduler's
+(core/schedule), read and checked there; `[fleets.*]` core/fleet's."""
 
 Warn = Callable[[str], None]
 
@@ -167,29 +172,6 @@ def ensure_private_directory(path: Path) -> Path:
     return path
 
 
-CONFIG_TEMPLATE = """\
-# omeconsole settings: flags > environment > this file. See the README's Configuration section.
-# profile = "prod"
-
-# [profiles.prod]
-# api_url = "https://ome.example.net:8082"
-# publisher_url = "https://ome.example.net:3334"
-# token_command = "pass show ome/api-token"   # or token_file = "~/.ome-token" (keep it chmod 600)
-"""
-
-
-def write_config_template(path: Path) -> bool:
-    """A commented config file, 0600 in a 0700 directory; False (nothing written) if one exists."""
-    ensure_private_directory(path.parent)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(CONFIG_TEMPLATE)
-    return True
-
-
 def read_config_file(path: Path, warn: Warn) -> dict[str, Any]:
     """The file's tables, or {} when it does not exist. Bad TOML is a ConfigError naming the file."""
     if not path.exists():
@@ -204,16 +186,17 @@ def read_config_file(path: Path, warn: Warn) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
-def _select_profile(data: dict[str, Any], profile: str | None, path: Path) -> tuple[str | None, dict[str, Any]]:
-    # [templates.*] and [[schedules]] are the scheduler's (core/schedule), read and checked there.
-    base = {k: v for k, v in data.items() if k not in ("profiles", "fleets", "templates", "schedules")}
+def _select_profile(data: dict[str, Any], profile: str | None,
+                    path: Path) -> tuple[str | None, dict[str, Any], dict[str, str]]:
+    """(the profile's name, the file's keys for it, where each key is written: `PATH` or `PATH [profiles.NAME]`)."""
+    base = {k: v for k, v in data.items() if k not in NAMED_TABLES}
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict):
         raise ConfigError(f"{path}: [profiles] must be a table of named profiles")
     name = profile if profile is not None else base.pop("profile", None)
     base.pop("profile", None)
     if name is None:
-        return None, base
+        return None, base, dict.fromkeys(base, str(path))
     if not isinstance(name, str) or name not in profiles:
         known = ", ".join(sorted(profiles)) or "none"
         raise ConfigError(f"no profile named {name!r} in {path} (profiles: {known})")
@@ -223,7 +206,8 @@ def _select_profile(data: dict[str, Any], profile: str | None, path: Path) -> tu
     # The profile's token source replaces any token source set at the top level.
     if any(key in table for key in TOKEN_SOURCES):
         base = {k: v for k, v in base.items() if k not in TOKEN_SOURCES}
-    return name, {**base, **table}
+    where = {**dict.fromkeys(base, str(path)), **dict.fromkeys(table, f"{path} [profiles.{name}]")}
+    return name, {**base, **table}, where
 
 
 def _resolve_token(layer: dict[str, Any], origin: str, warn: Warn) -> str | None:
@@ -269,18 +253,38 @@ def _resolve_token(layer: dict[str, Any], origin: str, warn: Warn) -> str | None
 
 
 def _token_from_layers(flags: dict[str, Any], environ: Mapping[str, str], file_layer: dict[str, Any],
-                       file_origin: str, warn: Warn) -> str | None:
-    """The first layer with a token source decides: flags, then environment, then the file."""
+                       file_where: Mapping[str, str], warn: Warn) -> tuple[str | None, str]:
+    """The token and where it came from: the first layer with a token source decides (flags, then
+    environment, then the file)."""
     if len(flags) > 1:
         raise ConfigError("give either --token or --token-file, not both")
     if flags:
-        return _resolve_token(flags, "--token-file" if "token_file" in flags else "--token", warn)
+        flag = "--token-file" if "token_file" in flags else "--token"
+        return _resolve_token(flags, flag, warn), f"flag {flag}"
     from_env = {field: environ[key] for key, field in TOKEN_ENV.items() if environ.get(key)}
     if len(from_env) > 1:
         raise ConfigError("both OME_ACCESS_TOKEN and OME_ACCESS_TOKEN_FILE are set; unset one")
     if from_env:
-        return _resolve_token(from_env, next(k for k in TOKEN_ENV if environ.get(k)), warn)
-    return _resolve_token(file_layer, file_origin, warn)
+        variable = next(k for k in TOKEN_ENV if environ.get(k))
+        return _resolve_token(from_env, variable, warn), f"environment {variable}"
+    source = next((key for key in TOKEN_SOURCES if file_layer.get(key) is not None), None)
+    if source is None:
+        return None, "default"
+    return _resolve_token(file_layer, file_where[source], warn), f"file {file_where[source]} {source}"
+
+
+@dataclass(frozen=True)
+class Effective:
+    """Settings as loaded, and where each came from (`config show`)."""
+
+    settings: Settings
+    origins: Mapping[str, str]
+    """By key (a table's keys dotted: `confirm.cue_out`): `flag --interval`, `environment OME_API_URL`,
+    `file PATH [profiles.NAME]`; a key not here is the default."""
+    path: Path
+
+    def origin(self, key: str) -> str:
+        return self.origins.get(key, "default")
 
 
 def load_settings(
@@ -290,14 +294,32 @@ def load_settings(
     environ: Mapping[str, str] | None = None,
     path: Path | None = None,
     warn: Warn | None = None,
+    server: bool = True,
 ) -> Settings:
-    """Settings from flags (None values ignored) > environment > the file's profile > file defaults."""
+    """Settings from flags (None values ignored) > environment > the file's profile > file defaults.
+    `server=False` (the demo, which runs its own server): what names a server is not read from the
+    environment and no token source is run (a profile's `token_command` may ask for a passphrase)."""
+    return load_effective(flags, profile=profile, environ=environ, path=path, warn=warn, server=server).settings
+
+
+def load_effective(
+    flags: Mapping[str, Any] | None = None,
+    *,
+    profile: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    path: Path | None = None,
+    warn: Warn | None = None,
+    server: bool = True,
+) -> Effective:
+    """`load_settings`, with where each setting came from."""
     warn = warn or stderr_warn
     environ = os.environ if environ is None else environ
+    if not server:
+        environ = {k: v for k, v in environ.items() if k not in ENV_KEYS and k not in TOKEN_ENV}
     path = path or config_path()
     given = {k: v for k, v in (flags or {}).items() if v is not None}
-    profile = given.pop("profile", profile)
-    name, file_layer = _select_profile(read_config_file(path, warn), profile, path)
+    chosen = given.pop("profile", profile)
+    name, file_layer, where = _select_profile(read_config_file(path, warn), chosen, path)
 
     table = f"profiles.{name}" if name else None
     unknown = check_file_keys(file_layer, Settings, path, table, TOKEN_SOURCES)
@@ -305,29 +327,59 @@ def load_settings(
         raise ConfigError("; ".join(unknown))
 
     merged: dict[str, Any] = {k: v for k, v in file_layer.items() if k not in TOKEN_SOURCES}
+    origins = _file_origins(merged, where)
     for env_key, field_name in ENV_KEYS.items():
         if environ.get(env_key):
             merged[field_name] = environ[env_key]
+            origins[field_name] = f"environment {env_key}"
     flag_tokens: dict[str, Any] = {k: given.pop(k) for k in ("token", "token_file") if k in given}
     merged.update(given)
-    token = _token_from_layers(flag_tokens, environ, file_layer,
-                               f"{path}" + (f" [profiles.{name}]" if name else ""), warn)
+    origins.update({key: f"flag --{key.replace('_', '-')}" for key in given})
+    token, origins["token"] = _token_from_layers(flag_tokens, environ, file_layer, where, warn) if server \
+        else (None, "default")
     if token is not None:
         merged["token"] = token
     merged["profile"] = name
+    if name is not None:  # named by the file's `profile`, else by --profile (or a fleet's list)
+        origins["profile"] = f"file {path}" if chosen is None else "flag --profile"
     try:
-        return Settings.model_validate(merged)
+        settings = Settings.model_validate(merged)
     except ValidationError as error:
-        raise ConfigError("; ".join(explain(error, Settings, f"invalid settings ({path})", table))) from None
+        raise ConfigError("; ".join(explain(error, Settings, str(path), table,
+                                            partial(_place, origins, where, path)))) from None
+    return Effective(settings, {key: origin for key, origin in origins.items() if origin != "default"}, path)
+
+
+def _place(origins: Mapping[str, str], where: Mapping[str, str], path: Path, key: str) -> tuple[str, str | None]:
+    """Where a key with a bad value was given: its file and table, or its flag or variable."""
+    origin = origins.get(key, "default")
+    if origin.startswith(("flag ", "environment ")):
+        return origin.split(" ", 1)[1], None
+    written = where.get(key, str(path))
+    return str(path), written[len(str(path)):].strip(" []") or None
+
+
+def _file_origins(layer: Mapping[str, Any], where: Mapping[str, str]) -> dict[str, str]:
+    """`file PATH` for each key of the file's layer, and for each key of its tables (`confirm.cue_out`)."""
+    origins: dict[str, str] = {}
+    for key, value in layer.items():
+        origins[key] = f"file {where[key]}"
+        if isinstance(value, dict) and key != "keymap":
+            origins.update({f"{key}.{inner}": f"file {where[key]}" for inner in value})
+    return origins
 
 
 def validate_config_file(path: Path) -> list[str]:
-    """Every problem of the file at `path` (its top level and each profile), in words; [] when it is fine.
-    Token sources are not run (nothing is read from a command or another file)."""
+    """Every problem of the file at `path` (its top level, each profile and fleet, its break templates and
+    schedules), in words; [] when it is fine. Token sources are not run (nothing is read from a command or
+    another file)."""
+    from omeconsole.core.fleet.settings import fleet_problems  # checks only
+    from omeconsole.core.schedule.model import ScheduleError, load_schedules, load_templates
+
     data = read_config_file(path, lambda _message: None)
     problems: list[str] = []
     tables: dict[str | None, dict[str, Any]] = {
-        None: {k: v for k, v in data.items() if k not in ("profiles", "fleets", "profile")}}
+        None: {k: v for k, v in data.items() if k not in (*NAMED_TABLES, "profile")}}
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict):
         return [f"{path}: [profiles] must be a table of named profiles"]
@@ -341,4 +393,9 @@ def validate_config_file(path: Path) -> list[str]:
             Settings.model_validate(values)
         except ValidationError as error:
             problems.extend(explain(error, Settings, str(path), table))
+    problems.extend(fleet_problems(data, path))
+    try:
+        load_schedules(data, path, load_templates(data, path))
+    except ScheduleError as error:
+        problems.append(str(error))
     return problems

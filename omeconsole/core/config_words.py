@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import types
 import typing
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,18 @@ from pydantic import BaseModel, ValidationError
 from omeconsole.core.nearest import nearest_words
 
 _INPUT_SHOULD = re.compile(r"^Input should (be )?", re.IGNORECASE)
+_WANTS = {
+    "missing": "is required (not given)",
+    "bool_parsing": "must be true or false", "bool_type": "must be true or false",
+    "float_parsing": "must be a number", "float_type": "must be a number",
+    "int_parsing": "must be a whole number", "int_type": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "string_type": "must be text (in quotes)",
+    "dict_type": "must be a table ({ key = value } or [name])", "model_type": "must be a table",
+    "list_type": "must be a list ([...])", "tuple_type": "must be a list ([...])",
+}
+"""What a key wants, in TOML's words, for pydantic's errors about a value's kind (the others' messages,
+bounds and choices, read well once `Input should be` is `must be`)."""
 _VALUE_ERROR = re.compile(r"^(Value|Assertion) error, ")
 
 
@@ -62,11 +74,20 @@ def unknown_key_words(key: str, known: Iterable[str]) -> str:
     return f"unknown key {key!r}" + (f" (did you mean {nearest[0]!r}?)" if nearest else "")
 
 
-def explain(error: ValidationError, model: type[BaseModel], where: str, table: str | None = None) -> list[str]:
-    """One line per problem: `FILE [TABLE]: KEY: what it wants`, in words."""
+Place = Callable[[str], tuple[str, str | None]]
+"""Where a top-level key was given: (the file, or the flag or variable, and the file's table or None)."""
+
+
+def explain(error: ValidationError, model: type[BaseModel], where: str, table: str | None = None,
+            given_at: Place | None = None) -> list[str]:
+    """One line per problem: `FILE [TABLE]: KEY: what it wants`, in words (`given_at` names, per top-level key,
+    the file and table or the flag or variable that gave it, where settings were merged from several)."""
     lines = []
+    default_where, default_table = where, table
     for item in error.errors():
         loc = [part for part in item["loc"] if isinstance(part, (int, str))]
+        where, table = given_at(loc[0]) if given_at is not None and loc and isinstance(loc[0], str) else \
+            (default_where, default_table)
         if not loc:
             lines.append(f"{where}: {item['msg']}")
             continue
@@ -75,7 +96,7 @@ def explain(error: ValidationError, model: type[BaseModel], where: str, table: s
         place = ".".join(filter(None, [table, *tables]))
         head = f"{where} [{place}]" if place else where
         key = loc[-1]
-        wants = _VALUE_ERROR.sub("", _INPUT_SHOULD.sub("must be ", str(item["msg"])))
+        wants = _WANTS.get(item["type"]) or _VALUE_ERROR.sub("", _INPUT_SHOULD.sub("must be ", str(item["msg"])))
         if item["type"] == "extra_forbidden" and isinstance(key, str):
             lines.append(f"{head}: {unknown_key_words(key, known_keys(owner))}")
         elif item_level:

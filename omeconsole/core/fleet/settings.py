@@ -30,6 +30,7 @@ from omeconsole.core.config import (
     read_config_file,
     stderr_warn,
 )
+from omeconsole.core.config_words import unknown_key_words
 from omeconsole.core.context import host_port
 
 SERVER_FLAGS = {"api_url": "--api-url", "token": "--token", "token_file": "--token-file",
@@ -153,20 +154,42 @@ def load_fleet(name: str, flags: Mapping[str, Any] | None = None, *, environ: Ma
         known = ", ".join(sorted(fleets)) or "none"
         raise ConfigError(f"no fleet named {name!r} in {path} (fleets: {known}); a fleet is a [fleets.NAME] table "
                           "with servers = [\"PROFILE\", ...]")
-    table = fleets[name]
     where = f"{path} [fleets.{name}]"
+    names, budget = _checked_fleet(fleets[name], data, where, path)
+    return FleetSettings(name, _load_servers(names, given, env, path, warn, where), budget)
+
+
+def _checked_fleet(table: object, data: Mapping[str, Any], where: str, path: Path) -> tuple[list[str], float]:
+    """A `[fleets.NAME]` table's profiles and request budget; a ConfigError naming the first problem (an
+    unknown key is one, with the nearest known key: a typo never silently changes the fleet)."""
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
-    for key in sorted(set(table) - set(FLEET_KEYS)):
-        warn(f"{where}: unknown setting {key!r} ignored (a fleet has {', '.join(FLEET_KEYS)})")
+    unknown = sorted(set(table) - set(FLEET_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: {unknown_key_words(unknown[0], FLEET_KEYS)} (a fleet has {', '.join(FLEET_KEYS)})")
     names = _profile_names(table.get("servers"), where)
     _check_names(names, _table(data, "profiles", path), where, path)
-    servers = _load_servers(names, given, env, path, warn, where)
     budget = table.get("request_budget", data.get("request_budget", Settings.model_fields["request_budget"].default))
     if isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 < budget <= MAX_BUDGET:
         raise ConfigError(f"{where}: request_budget must be a number of requests per second above 0 and at most "
                           f"{MAX_BUDGET:g}")
-    return FleetSettings(name, servers, float(budget))
+    return names, float(budget)
+
+
+def fleet_problems(data: Mapping[str, Any], path: Path) -> list[str]:
+    """What `config validate` says of the file's `[fleets.NAME]` tables: the first problem of each (no
+    server is asked, no token source is run)."""
+    try:
+        fleets = _table(data, "fleets", path)
+    except ConfigError as error:
+        return [str(error)]
+    problems = []
+    for name, table in fleets.items():
+        try:
+            _checked_fleet(table, data, f"{path} [fleets.{name}]", path)
+        except ConfigError as error:
+            problems.append(str(error))
+    return problems
 
 
 def load_servers(names: Iterable[str], flags: Mapping[str, Any] | None = None, *,

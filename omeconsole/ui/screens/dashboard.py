@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Footer, Input, Static
 
-from omeconsole.core.nearest import nearest_paths
+from omeconsole.core.nearest import Jump, JumpScope, nearest_paths
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
 from omeconsole.model.paths import NodePath
@@ -231,11 +231,16 @@ class DashboardScreen(LiveScreen):
     def action_jump(self) -> None:
         from omeconsole.ui.screens.jump_prompt import JumpPrompt  # only when asked
 
-        self.app.push_screen(JumpPrompt(self.live.engine.listing), self._jumped)
+        self.app.push_screen(JumpPrompt(self.jump_scope), self._jumped)
 
-    def _jumped(self, path: NodePath | None) -> None:
-        if path is None:
+    def jump_scope(self) -> JumpScope:
+        """What `:` searches: this server's listing (a fleet's screen adds the other servers')."""
+        return JumpScope(self.live.engine.listing())
+
+    def _jumped(self, jump: Jump | None) -> None:
+        if jump is None or jump.path is None:
             return
+        path = jump.path
         self._pending = None  # the operator chose where to go: --select no longer applies
         if self.filter_text and not self.query_one(NodeTree).select_path(path):
             self.action_clear_filter()  # the filter hid it: show everything again

@@ -5,7 +5,8 @@ server the operator is on open with its hosts → applications → streams) besi
 It is the dashboard of one server at a time: the open server's nodes, the detail, the status line
 (which names the server: host:port and profile) and every key act on that server, so a send goes to
 that server only. Moving to another server (Enter or → on its row, or `]` / `[` anywhere) keeps the
-selected node when that server has it; with the cursor on a server's row the detail shows its health.
+selected node when that server has it (`:` and a node only another server has goes to that server);
+with the cursor on a server's row the detail shows its health.
 The other servers keep polling under the fleet's budget, each with its own back-off: another server's
 report redraws the server rows and the fleet view (the nodes and the detail follow the current server's
 own feed), so one that stops answering turns its own row red while the others stay fresh.
@@ -25,6 +26,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from omeconsole.core.nearest import Jump, JumpScope
 from omeconsole.core.tree_servers import ServerRow
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
@@ -186,6 +188,16 @@ class FleetScreen(DashboardScreen):
         self.say(f"on server {profile} ({self.live.context.host})")
         self.selection_changed()
         self._refresh_detail()
+
+    def jump_scope(self) -> JumpScope:
+        """`:` completes and finds the other servers' nodes too (a name this server has stays here)."""
+        others = {member.profile: member.engine.listing() for member in self.fleet.others()}
+        return JumpScope(self.live.engine.listing(), others, self.fleet.current)
+
+    def _jumped(self, jump: Jump | None) -> None:
+        if jump is not None and jump.path is not None and jump.server is not None:
+            self.go_to_server(jump.server)
+        super()._jumped(jump)
 
     def action_next_server(self) -> None:
         self._step_server(+1)

@@ -1,6 +1,7 @@
-"""`:` and a name, as in k9s: a prompt that completes host, application and stream names of the listing
-(→ takes the completion), Enter goes to the node, Esc cancels. A name that matches nothing or several
-nodes is answered in the prompt, with the nearest names, and nothing is opened."""
+"""`:` and a name, as in k9s: a prompt that completes host, application and stream names of the listing and,
+on a fleet, of the other servers' listings (→ takes the completion), Enter goes to the node (on its server),
+Esc cancels. A name that matches nothing or several nodes is answered in the prompt, with the nearest names,
+and nothing is opened."""
 
 from __future__ import annotations
 
@@ -13,26 +14,26 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Static
 
-from omeconsole.core.nearest import jump_names, resolve_jump
+from omeconsole.core.nearest import Jump, JumpScope, resolve_scope_jump, scope_names
 from omeconsole.core.text import visible
-from omeconsole.model.nodes import Listing
-from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 
 
-class JumpPrompt(ModalScreen[NodePath | None]):
+class JumpPrompt(ModalScreen[Jump | None]):
     BINDINGS = bindings("cancel_prompt")
 
-    def __init__(self, listing: Callable[[], Listing]) -> None:
-        """`listing`: the server's listing now (read again at Enter: streams come and go meanwhile)."""
+    def __init__(self, scope: Callable[[], JumpScope]) -> None:
+        """`scope`: the listings now (read again at Enter: streams come and go meanwhile)."""
         super().__init__()
-        self._listing = listing
+        self._scope = scope
 
     def compose(self) -> ComposeResult:
+        scope = self._scope()
         with Vertical(classes="prompt") as box:
             box.border_title = "jump to"
-            yield Input(placeholder="host, application or stream name", id="jump",
-                        suggester=SuggestFromList(jump_names(self._listing()), case_sensitive=False))
+            what = "host, application or stream name" + (" (SERVER:path for another server)" if scope.others else "")
+            yield Input(placeholder=what, id="jump",
+                        suggester=SuggestFromList(scope_names(scope), case_sensitive=False))
             yield Static(id="jump-problem", markup=False)
             yield Label("→ completes · Enter goes there · Esc cancels", classes="hint")
 
@@ -42,9 +43,9 @@ class JumpPrompt(ModalScreen[NodePath | None]):
 
     @on(Input.Submitted, "#jump")
     def _submitted(self, event: Input.Submitted) -> None:
-        jump = resolve_jump(event.value, self._listing())
+        jump = resolve_scope_jump(event.value, self._scope())
         if jump.path is not None:
-            self.dismiss(jump.path)
+            self.dismiss(jump)
             return
         nearest = f"; nearest: {', '.join(jump.nearest)}" if jump.nearest else ""
         problem = self.query_one("#jump-problem", Static)
