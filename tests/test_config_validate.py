@@ -107,7 +107,9 @@ def test_what_a_key_wants_is_said_in_tomls_words_not_pydantics(tmp_path: Path) -
 
 def test_validate_names_a_keymap_id_that_is_no_action_with_the_nearest_one(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
-    path.write_text('[keymap]\ncue_out = "o,ctrl+o"\ncue_inn = "I"\n[profiles.prod]\n[profiles.prod.keymap]\nzzz = "z"\n')
+    path.write_text(
+        '[keymap]\ncue_out = "o,ctrl+o"\ncue_inn = "I"\n[profiles.prod]\n[profiles.prod.keymap]\nzzz = "z"\n'
+    )
     run = validate(path)
     assert run.returncode == 2
     lines = run.stderr.splitlines()
