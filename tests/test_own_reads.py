@@ -15,7 +15,8 @@ from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, m
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.http import HttpTransport
-from omeconsole.api.own_reads import OwnReads
+from omeconsole.api.own_reads import CLOSE_GRACE_S, OwnReads
+from omeconsole.core.clock import FakeClock
 from omeconsole.api.publisher import PublisherReader
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.break_screen import AdBreakScreen
@@ -60,22 +61,28 @@ async def test_a_publisher_read_closes_its_connection_so_the_server_does_not_cou
 
 
 def test_the_ledger_says_how_many_own_reads_a_reading_may_have_counted() -> None:
-    own = OwnReads()
+    clock = FakeClock()
+    own = OwnReads(clock.monotonic)
+    a, b, vhost = NodePath("default", "app", "a"), NodePath("default", "live", "b"), NodePath("default")
     before = own.mark()
-    first = own.opened("app", "a")
-    other = own.opened("live", "b")
+    first = own.opened("default", "app", "a")
+    other = own.opened("default", "live", "b")
     during = own.mark()
     own.closed(first)
-    second = own.opened("app", "a")  # back to back: never two of "a" open at once
+    second = own.opened("default", "app", "a")  # back to back: never two of "a" open at once
     after = own.mark()
-    assert own.held(before, after, "app", "a") == 1
-    assert own.held(before, after, "live", "b") == 1 and own.held(before, after, "app", "b") == 0
-    assert own.held(before, after) == 2  # the virtual host: both streams
-    assert own.held(during, after, "app", "a") == 1
+    assert own.held(before, after, a) == 1
+    assert own.held(before, after, b) == 1 and own.held(before, after, NodePath("default", "app", "b")) == 0
+    assert own.held(before, after, vhost) == 2  # the virtual host: both streams
+    assert own.held(before, after, NodePath("other")) == 0  # another virtual host: none of them
+    assert own.held(during, after, a) == 1
     own.closed(second)
     own.closed(other)
+    clock.advance(CLOSE_GRACE_S / 2)
     later = own.mark()
-    assert own.held(later, own.mark(), "app", "a") == 1  # closed a moment ago: the server may not know yet
+    assert own.held(later, own.mark(), a) == 1  # closed a moment ago: the server may not know yet
+    clock.advance(CLOSE_GRACE_S)  # on the ledger's clock, not the machine's: no test waits on real time
+    assert own.held(own.mark(), own.mark(), a) == 0
 
 
 async def test_a_stream_nobody_watches_shows_no_viewer_while_its_ad_break_panel_reads_for_60_s(

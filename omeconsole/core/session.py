@@ -91,6 +91,7 @@ def connector(clock: Clock, *, rng: random.Random | None = None, transport: Tran
         wire = transport if transport is not None else HttpTransport(verify=not settings.insecure)
         client = OmeClient(settings.api_url, token or "", timeout=settings.timeout,
                            verify=not settings.insecure, transport=TimedTransport(wire, meter, clock))
+        client.own_reads.monotonic = clock.monotonic  # the ledger's grace runs on the console's clock
         polling = pacing(settings) if pacing is not None else poll_settings(settings, freeze_gc=freeze_gc)
         engine = PollingEngine(client, clock, polling, rng=rng, bucket=bucket)
         context = ServerContext(api_url=client.api_url, profile=settings.profile, read_only=settings.read_only,
