@@ -16,8 +16,8 @@ from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, m
 from omeconsole.api.client import OmeClient
 from omeconsole.api.http import HttpTransport
 from omeconsole.api.own_reads import CLOSE_GRACE_S, OwnReads
-from omeconsole.core.clock import FakeClock
 from omeconsole.api.publisher import PublisherReader
+from omeconsole.core.clock import FakeClock
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.break_screen import AdBreakScreen
 from simulator.world.clock import ManualClock
