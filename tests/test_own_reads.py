@@ -8,18 +8,21 @@ open are taken off the viewers it shows (and said, in the detail: "+1 this conso
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from conftest import TEST_TOKEN, running_simulator
+from ui_support import TOKEN as UI_TOKEN
 from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, shown, threaded_sim
 
 from omeconsole.api.client import OmeClient
-from omeconsole.api.http import HttpTransport
+from omeconsole.api.http import Cap, HttpTransport
 from omeconsole.api.own_reads import CLOSE_GRACE_S, OwnReads
-from omeconsole.api.publisher import PublisherReader
+from omeconsole.api.publisher import PublisherReader, playlist_url
 from omeconsole.core.clock import FakeClock
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.break_screen import AdBreakScreen
+from omeconsole.ui.widgets.totals_panel import TotalsPanel
 from simulator.world.clock import ManualClock
 
 __all__ = ["console_clock", "quiet_ui", "threaded_sim"]
@@ -108,3 +111,67 @@ async def test_a_stream_nobody_watches_shows_no_viewer_while_its_ad_break_panel_
         await driver.step(1.0)
         header = shown(app.screen.query_one("#detail-header"))
         assert " 0 viewers" in header, header
+
+
+
+async def test_a_stream_only_the_console_follows_shows_no_viewer_no_bytes_out_and_no_peak(
+        threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    """The selected stream's playlist is followed once a second for a minute: the server counts every read
+    (its bytes out grow, its peak of connections is 1), the console shows none of it."""
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(BACKUP),
+                   publisher_url=threaded_sim.running.publisher_url)
+    async with app.run_test(size=(160, 48)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(4)
+        engine = app.session.engine
+        for second in range(60):
+            await driver.step(1.0)
+            latest = engine.node(BACKUP).latest
+            assert latest is not None and latest.viewers == 0, latest
+            assert latest.stats.total_bytes_out == 0 and latest.stats.max_total_connections == 0, (second, latest)
+            assert latest.rate_out_bps in (None, 0.0), (second, latest)
+        ledger = app.session.client.own_reads
+        assert ledger.reads_done >= 55  # the follower read the playlist all along
+        async with OmeClient(threaded_sim.api_url, UI_TOKEN) as client:
+            server = await client.stats(BACKUP)
+        # Every byte the server counted was the console's (the ledger counts the wire: the simulator's HTTP
+        # layer adds a `connection: close` header its count leaves out, 19 bytes a read).
+        assert 0 < server.total_bytes_out <= ledger.bytes_read(BACKUP) <= server.total_bytes_out * 1.05
+        assert server.max_total_connections == 1 and latest.own_peak == 1
+        header = shown(app.screen.query_one("#detail-header"))
+        assert " 0 viewers" in header and "out 0 b/s" in header, header
+        totals = shown(app.screen.query_one(TotalsPanel))
+        assert re.search(r"bytes out\s+0 B", totals) and re.search(r"peak connections\s+0 at", totals), totals
+
+
+async def test_a_real_viewer_beside_the_console_is_counted_exactly_once(
+        threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    """A player (a keep-alive HTTP client reading the playlist every second) beside the console, which
+    follows the same playlist: 1 viewer at every reading, and the bytes out the console shows are the
+    player's (the console's own are taken off)."""
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(BACKUP),
+                   publisher_url=threaded_sim.running.publisher_url)
+    player = HttpTransport(follow_redirects=True)  # keep-alive: counted while its connection is open
+    url = playlist_url(threaded_sim.running.publisher_url, "app", "backup")
+    async with app.run_test(size=(160, 48)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(4)
+        engine = app.session.engine
+        try:
+            await driver.step(1.0)
+            before = engine.node(BACKUP).latest
+            assert before is not None and before.stats.total_bytes_out is not None
+            played = 0
+            for _ in range(30):
+                played += (await player.request("GET", url, cap=Cap(1 << 20, "test"))).wire_bytes
+                await driver.step(1.0)
+                latest = engine.node(BACKUP).latest
+                assert latest is not None and latest.viewers == 1, latest
+                assert latest.stats.connections_out is not None and latest.stats.connections_out["llhls"] == 1
+            assert app.session.client.own_reads.reads_done >= 30  # the console read all along
+            assert latest.own_bytes_out > 0  # and the server counted it: taken off
+            shown_out = latest.stats.total_bytes_out - before.stats.total_bytes_out
+            assert played * 0.95 <= shown_out <= played, (shown_out, played)
+            assert latest.rate_out_bps is not None and latest.rate_out_bps > 0
+        finally:
+            await player.aclose()

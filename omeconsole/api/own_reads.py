@@ -37,7 +37,7 @@ from omeconsole.model.paths import NodePath
 KEEP_CLOSED = 256
 """Closed reads remembered one by one (a statistics request in flight may still need them); older ones
 live on only in the byte totals."""
-CLOSE_GRACE_S = 1.0
+CLOSE_GRACE_S = 0.5
 """Seconds (of the ledger's clock) after its close during which a read may still be counted by the server."""
 KEEP_SIZES = 4096
 """URLs whose last reply size is remembered (to bound the bytes of a read still open)."""
