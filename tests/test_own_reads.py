@@ -8,10 +8,18 @@ open are taken off the viewers it shows (and said, in the detail: "+1 this conso
 
 from __future__ import annotations
 
+import os
+import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import httpx
+import pytest
 from conftest import TEST_TOKEN, running_simulator
+from prometheus_client.parser import text_string_to_metric_families
+from pydantic import SecretStr
 from ui_support import TOKEN as UI_TOKEN
 from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, shown, threaded_sim
 
@@ -20,6 +28,8 @@ from omeconsole.api.http import Cap, HttpTransport
 from omeconsole.api.own_reads import CLOSE_GRACE_S, OwnReads
 from omeconsole.api.publisher import PublisherReader, playlist_url
 from omeconsole.core.clock import FakeClock
+from omeconsole.core.config import Settings
+from omeconsole.core.exporter.service import Exporter
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.break_screen import AdBreakScreen
 from omeconsole.ui.widgets.totals_panel import TotalsPanel
@@ -115,17 +125,26 @@ async def test_a_stream_nobody_watches_shows_no_viewer_while_its_ad_break_panel_
 
 
 async def test_a_stream_only_the_console_follows_shows_no_viewer_no_bytes_out_and_no_peak(
-        threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+        threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """The selected stream's playlist is followed once a second for a minute: the server counts every read
-    (its bytes out grow, its peak of connections is 1), the console shows none of it."""
+    (its bytes out grow, its peak of connections is 1); the console shows none of it — on screen, and in an
+    exporter and a `stats` command run beside it (other processes of the console: they learn of the TUI's
+    reads from the journal the console's processes share beside the audit log)."""
+    monkeypatch.setenv("OMECONSOLE_AUDIT_LOG", str(tmp_path / "audit.jsonl"))  # where the TUI's log is
     app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(BACKUP),
                    publisher_url=threaded_sim.running.publisher_url)
-    async with app.run_test(size=(160, 48)) as pilot:
+    exporter_clock = FakeClock()
+    settings = Settings(api_url=threaded_sim.api_url, token=SecretStr(UI_TOKEN), request_budget=500.0)
+    exporter = Exporter(settings, exporter_clock, rng=random.Random(1), environ={})
+    async with app.run_test(size=(160, 48)) as pilot, exporter:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(4)
         engine = app.session.engine
         for second in range(60):
             await driver.step(1.0)
+            exporter_clock.advance(1.0)
+            await exporter.step()
             latest = engine.node(BACKUP).latest
             assert latest is not None and latest.viewers == 0, latest
             assert latest.stats.total_bytes_out == 0 and latest.stats.max_total_connections == 0, (second, latest)
@@ -142,6 +161,20 @@ async def test_a_stream_only_the_console_follows_shows_no_viewer_no_bytes_out_an
         assert " 0 viewers" in header and "out 0 b/s" in header, header
         totals = shown(app.screen.query_one(TotalsPanel))
         assert re.search(r"bytes out\s+0 B", totals) and re.search(r"peak connections\s+0 at", totals), totals
+        host, port = await exporter.start_http("127.0.0.1", 0)
+        async with httpx.AsyncClient(base_url=f"http://{host}:{port}", timeout=10) as http:
+            exposition = (await http.get("/metrics")).text
+        environment = {**os.environ, "OME_API_URL": threaded_sim.api_url, "OME_ACCESS_TOKEN": UI_TOKEN}
+        command = subprocess.run([str(Path(sys.executable).with_name("omeconsole")), "stats", str(BACKUP)],
+                                 capture_output=True, text=True, timeout=60, env=environment)
+    metrics = {(family.name, sample.labels.get("stream"), sample.labels.get("protocol")): sample.value
+               for family in text_string_to_metric_families(exposition) for sample in family.samples}
+    assert metrics[("ome_bytes_out", "backup", None)] == 0
+    assert metrics[("ome_connections_max", "backup", None)] == 0
+    assert metrics[("ome_connections", "backup", "llhls")] == 0
+    assert command.returncode == 0, command.stderr
+    assert re.search(r"bytes in / out    \S+ \S+ / 0 B", command.stdout), command.stdout
+    assert "viewers           0 now" in command.stdout and "peak 0 at" in command.stdout, command.stdout
 
 
 async def test_a_real_viewer_beside_the_console_is_counted_exactly_once(

@@ -20,6 +20,12 @@ is): a read closed less than `CLOSE_GRACE_S` before a statistics request was sen
 closed by the server yet (its close and the request travel on different connections), so it still counts
 as possibly counted. Bytes need no such allowance: a server counts them as it sends them, before the
 console has read them all.
+
+The console's other processes on this machine (a TUI beside an exporter, a `cue-out --wait-confirm` beside
+either) are read by the same server: with a journal (`share`, api/own_reads_journal.py) each ledger writes
+its reads there and takes in the others' at each `mark`, as reads of its own (opened and closed at the
+moment it learnt of them, which keeps the order that matters: a read another process saw closed before a
+statistics request was asked for was counted by the server before it).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from omeconsole.api.own_reads_journal import Closed, Journal, Opened
 from omeconsole.model.paths import NodePath
 
 KEEP_CLOSED = 256
@@ -41,6 +48,9 @@ CLOSE_GRACE_S = 0.5
 """Seconds (of the ledger's clock) after its close during which a read may still be counted by the server."""
 KEEP_SIZES = 4096
 """URLs whose last reply size is remembered (to bound the bytes of a read still open)."""
+FOREIGN_OPEN_MAX_S = 120.0
+"""A read another process opened and never said closed (it was killed) is forgotten after this long (longer
+than any read's deadline)."""
 OPEN_READ_SLACK = 1.25
 """A read still open is taken to be at most this many times its URL's last reply (a chunklist grows by a
 few lines per part); a URL never read before: at most its cap."""
@@ -59,6 +69,7 @@ class Moment(NamedTuple):
 class _Read:
     stream: Stream
     opened: int
+    opened_s: float
     bound: int
     """The most bytes its reply can take, until it closes (then its bytes)."""
     closed: int | None = None
@@ -101,12 +112,41 @@ class OwnReads:
         self._sizes: dict[str, int] = {}
         self._previous: dict[NodePath, Moment] = {}
         """Each node's previous reading (when it was asked for), for `OwnShare.peak`."""
+        self._journal: Journal | None = None
+        self._foreign: dict[tuple[str, int], int] = {}
+        """The open reads of other processes: their (writer, ticket) to the ticket they have here."""
         self.reads_done = 0
-        """Reads whose connection closed since this ledger was made."""
+        """Reads of this process whose connection closed since this ledger was made."""
+
+    def share(self, journal: Journal) -> None:
+        """Write this process's reads to `journal`, and take in those of the console's other processes."""
+        self._journal = journal
+
+    @property
+    def journal(self) -> Journal | None:
+        return self._journal
 
     def mark(self) -> Moment:
-        """A moment: taken before a statistics request is sent and after its reply arrived."""
+        """A moment: taken before a statistics request is sent and after its reply arrived. The reads the
+        console's other processes opened or closed since the last mark are taken in first."""
+        if self._journal is not None:
+            self._take_in(self._journal)
         return Moment(next(self._moments), self.monotonic())
+
+    def _take_in(self, journal: Journal) -> None:
+        now = self.monotonic()
+        for entry in journal.others():
+            key = (entry.writer, entry.ticket)
+            if isinstance(entry, Opened):
+                ticket = next(self._moments)
+                self._open[ticket] = _Read(entry.stream, ticket, now, entry.bound)
+                self._foreign[key] = ticket
+            elif isinstance(entry, Closed) and (ticket := self._foreign.pop(key, 0)) in self._open:
+                self._close(self._open.pop(ticket), entry.wire_bytes)
+        for key, ticket in list(self._foreign.items()):
+            if now - self._open[ticket].opened_s > FOREIGN_OPEN_MAX_S:
+                del self._foreign[key]
+                self._close(self._open.pop(ticket), 0)
 
     def opened(self, vhost: str, app: str, stream: str, *, url: str = "", cap: int = 0) -> int:
         """A read of `url` (a reply of at most `cap` bytes) is about to open its connection; returns its
@@ -114,7 +154,9 @@ class OwnReads:
         ticket = next(self._moments)
         last = self._sizes.get(url)
         bound = cap if last is None else max(last, math.ceil(last * OPEN_READ_SLACK))
-        self._open[ticket] = _Read((vhost, app, stream), ticket, bound)
+        self._open[ticket] = _Read((vhost, app, stream), ticket, self.monotonic(), bound)
+        if self._journal is not None:
+            self._journal.opened(ticket, (vhost, app, stream), bound)
         return ticket
 
     def closed(self, ticket: int, wire_bytes: int = 0, *, url: str = "") -> None:
@@ -122,16 +164,21 @@ class OwnReads:
         read = self._open.pop(ticket, None)
         if read is None:
             return
-        read.closed, read.closed_s = next(self._moments), self.monotonic()
-        read.wire_bytes = read.bound = wire_bytes
-        self._closed.append(read)
-        self._bytes[read.stream] = self._bytes.get(read.stream, 0) + wire_bytes
+        self._close(read, wire_bytes)
+        if self._journal is not None:
+            self._journal.closed(ticket, wire_bytes)
         if wire_bytes and url:
             self._sizes.pop(url, None)
             self._sizes[url] = wire_bytes
             if len(self._sizes) > KEEP_SIZES:
                 del self._sizes[next(iter(self._sizes))]
         self.reads_done += 1
+
+    def _close(self, read: _Read, wire_bytes: int) -> None:
+        read.closed, read.closed_s = next(self._moments), self.monotonic()
+        read.wire_bytes = read.bound = wire_bytes
+        self._closed.append(read)
+        self._bytes[read.stream] = self._bytes.get(read.stream, 0) + wire_bytes
 
     @property
     def open_now(self) -> int:

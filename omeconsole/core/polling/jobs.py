@@ -15,6 +15,7 @@ from omeconsole.api.client import Detection, OmeClient
 from omeconsole.api.errors import AuthError, OmeError, RequestTimeout, UnreachableError
 from omeconsole.api.own_reads import OwnShare
 from omeconsole.core.clock import Clock
+from omeconsole.core.polling.own_share import read_stats
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, StreamInfo
 
@@ -121,10 +122,7 @@ async def fetch(client: OmeClient, job: Job, clock: Clock) -> Outcome:
     try:
         match job:
             case StatsJob(path):
-                own = client.own_reads
-                since = own.mark()
-                stats = await client.stats(path)
-                share = own.reading(path, since, own.mark())
+                stats, share = await read_stats(client, path)
                 return StatsRead(job, stats, clock.monotonic(), share)
             case InfoJob(NodePath(vhost, str(app), str(stream))):
                 return InfoRead(job, await client.stream_info(vhost, app, stream), clock.monotonic())

@@ -27,8 +27,11 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+from omeconsole.api.client import OmeClient
 from omeconsole.api.own_reads import OwnShare
+from omeconsole.core.clock import Clock
 from omeconsole.core.polling.rates import RateWindow
+from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample
 
 READ_PROTOCOL = "llhls"
@@ -116,6 +119,38 @@ class OwnPart:
         changes["max_total_connections"] = peak
         changes["max_total_connection_time"] = at
         return server - peak
+
+
+async def read_stats(client: OmeClient, path: NodePath) -> tuple[NodeStats, OwnShare]:
+    """A node's statistics, and what of them may have been the console's own reads (the ledger's moments
+    taken just before the request and just after its reply)."""
+    own = client.own_reads
+    since = own.mark()
+    stats = await client.stats(path)
+    return stats, own.reading(path, since, own.mark())
+
+
+class AudienceWindow:
+    """One node read outside the polling engine (the command line's `stats`): its readings less the
+    console's own reads, with their rates."""
+
+    def __init__(self) -> None:
+        self.part = OwnPart()
+        self.rates = RateWindow()
+
+    async def read(self, client: OmeClient, path: NodePath, clock: Clock) -> Sample:
+        stats, own = await read_stats(client, path)
+        return audience_sample(self.part, self.rates, stats, clock.monotonic(), own)
+
+
+def taken_text(sample: Sample) -> str | None:
+    """What of a reading was the console's own reads, in words (None: nothing)."""
+    parts = [f"{sample.own_viewers} connection{'s' if sample.own_viewers != 1 else ''} open"
+             if sample.own_viewers else "",
+             f"{sample.own_bytes_out} bytes out" if sample.own_bytes_out else "",
+             f"{sample.own_peak} of the peak" if sample.own_peak else ""]
+    shown = ", ".join(part for part in parts if part)
+    return f"taken off as this console's own playlist reads: {shown}" if shown else None
 
 
 def audience_sample(part: OwnPart, rates: RateWindow, stats: NodeStats, at: float, own: OwnShare) -> Sample:
