@@ -83,6 +83,9 @@ class OwnShare:
 
     connections: int = 0
     """The most of the console's reads of the node open at one moment while the reading was taken."""
+    surely: int = 0
+    """The console's reads of the node open from before the reading was asked for until after its answer
+    (the server counted those, as far as the console can know)."""
     bytes_out: int = 0
     """The most bytes of the console's reads of the node the server can have counted in the reading (the
     reads closed before it was asked for, and those in flight: the known bytes of the closed ones, a bound
@@ -198,7 +201,10 @@ class OwnReads:
         in_flight = sum(read.bound for read in self._open.values()
                         if read.opened < until.seq and _within(read.stream, node))
         later = sum(read.wire_bytes for read in self._closed if read.opened >= until.seq and _within(read.stream, node))
-        return OwnShare(self.held(since, until, node), self.bytes_read(node) - later + in_flight,
+        surely = sum(1 for read in (*self._open.values(), *self._closed)
+                     if read.opened < since.seq and (read.closed is None or read.closed > until.seq)
+                     and _within(read.stream, node))
+        return OwnShare(self.held(since, until, node), surely, self.bytes_read(node) - later + in_flight,
                         self.held(previous, until, node))
 
     def held(self, since: Moment, until: Moment, node: NodePath | None = None) -> int:

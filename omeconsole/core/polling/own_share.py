@@ -7,7 +7,10 @@ connection while each is open, its bytes (header block included) in `totalBytesO
 totals, rates, history, the exporter — is the audience's:
 
 - **connections**: the console's reads open while the reading was taken, off `llhls` (the console reads
-  LL-HLS) and `totalConnections`;
+  LL-HLS) and `totalConnections`. A read open through the whole request was counted; one that opened or
+  closed while the request was on its way may or may not have been: such a read is taken to be counted as
+  far as the count moved since the previous reading (the audience stays what it was), so neither a
+  read the server missed hides a viewer nor one it counted shows as one;
 - **bytes out**: the console's bytes the server can have counted, but never more than the total grew
   since the node's previous reading less the audience's part of it, so the audience's total never goes
   back. Reads still in flight are bounded from above (their URL's last size), so the figure is a lower
@@ -41,12 +44,15 @@ READ_PROTOCOL = "llhls"
 class OwnPart:
     """One node's account of the console's share of its readings (one per polled node)."""
 
-    __slots__ = ("_audience_out", "_base", "_created", "_last_own", "_peak", "_peak_at", "_seen_peak")
+    __slots__ = ("_audience_out", "_audience_reads", "_base", "_created", "_last_own", "_peak", "_peak_at",
+                 "_seen_peak")
 
     def __init__(self) -> None:
         self._created: datetime | None = None
         self._audience_out: int | None = None
         """The audience's bytes out at the previous reading of this object (None: none yet)."""
+        self._audience_reads: int | None = None
+        """The audience's `llhls` connections at the previous reading (None: none yet)."""
         self._base = 0
         """The console's bytes of the node read before this object was created (its totals started over)."""
         self._last_own = 0
@@ -57,24 +63,31 @@ class OwnPart:
     def taken_off(self, stats: NodeStats, own: OwnShare) -> tuple[NodeStats, int, int, int]:
         """The reading less the console's share, and what was taken: (stats, connections, bytes out, peak)."""
         if stats.created != self._created:
-            self._created, self._audience_out, self._seen_peak, self._peak, self._peak_at = (
-                stats.created, None, None, None, None)
+            self._created, self._audience_out, self._audience_reads, self._seen_peak, self._peak, self._peak_at = (
+                stats.created, None, None, None, None, None)
             self._base = self._last_own
         self._last_own = own.bytes_out
         changes: dict[str, object] = {}
-        connections = self._connections(stats, own.connections, changes)
+        connections = self._connections(stats, own, changes)
         bytes_out = self._bytes_out(stats, own.bytes_out - self._base, changes)
         peak = self._peak_of(stats, own.peak, changes)
         if not changes:
             return stats, 0, 0, 0
         return dataclasses.replace(stats, **changes), connections, bytes_out, peak  # type: ignore[arg-type]
 
-    @staticmethod
-    def _connections(stats: NodeStats, own: int, changes: dict[str, object]) -> int:
+    def _connections(self, stats: NodeStats, own: OwnShare, changes: dict[str, object]) -> int:
         out = stats.connections_out
-        if own <= 0 or out is None or out.get(READ_PROTOCOL, 0) <= 0:
+        if out is None:
             return 0
-        counted = min(own, out[READ_PROTOCOL])
+        server = out.get(READ_PROTOCOL, 0)
+        before = self._audience_reads
+        if before is None:  # the first reading: as many as may have been counted
+            counted = min(own.connections, server)
+        else:  # the sure ones, and the uncertain ones as far as the count rose
+            counted = min(max(own.surely, min(server - before, own.connections)), server)
+        self._audience_reads = server - counted
+        if counted <= 0:
+            return 0
         changes["connections_out"] = {**out, READ_PROTOCOL: out[READ_PROTOCOL] - counted}
         if stats.total_connections is not None:
             changes["total_connections"] = max(0, stats.total_connections - counted)
