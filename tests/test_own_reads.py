@@ -186,7 +186,7 @@ async def test_a_real_viewer_beside_the_console_is_counted_exactly_once(
     player's (the console's own are taken off)."""
     app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(BACKUP),
                    publisher_url=threaded_sim.running.publisher_url)
-    player = await _Player.open(threaded_sim.running.publisher_url)
+    player = _Player(threaded_sim.running.publisher_url)
     async with app.run_test(size=(160, 48)) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(4)
@@ -213,27 +213,28 @@ async def test_a_real_viewer_beside_the_console_is_counted_exactly_once(
 
 class _Player:
     """A player's one keep-alive connection, held open whatever the time between its reads (a pooled client
-    would drop it after its idle expiry in real seconds, and the test would then depend on this machine)."""
+    would drop it after its idle expiry in real seconds, and the test would then depend on this machine).
+    It connects at its first read (the simulator closes a connection that sends nothing for 10 s)."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader, self.writer = reader, writer
-
-    @classmethod
-    async def open(cls, url: str) -> _Player:
+    def __init__(self, url: str) -> None:
         parts = urlsplit(url)
         assert parts.hostname is not None and parts.port is not None
-        return cls(*await asyncio.open_connection(parts.hostname, parts.port))
+        self.address = (parts.hostname, parts.port)
+        self.connection: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     async def read(self, path: str) -> int:
         """One GET on the connection; the bytes of its reply on the wire."""
-        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
-        await self.writer.drain()
-        head = await self.reader.readuntil(b"\r\n\r\n")
+        if self.connection is None:
+            self.connection = await asyncio.open_connection(*self.address)
+        reader, writer = self.connection
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        await writer.drain()
+        head = await reader.readuntil(b"\r\n\r\n")
         length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
                       if line.lower().startswith(b"content-length:"))
-        return len(head) + len(await self.reader.readexactly(length))
+        return len(head) + len(await reader.readexactly(length))
 
     async def close(self) -> None:
-        self.writer.close()
-        await self.writer.wait_closed()
-
+        if self.connection is not None:
+            self.connection[1].close()
+            await self.connection[1].wait_closed()
