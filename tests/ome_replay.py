@@ -29,8 +29,10 @@ chosen by rules read from the captures, never by request-specific code:
 - **Viewers**: the real server counts a playlist reader as an `llhls` connection exactly while its TCP
   connection is open (README, `stats_stream_series_keepalive_20s.json`). With `count_open_readers` (default)
   each open publisher connection adds one to the statistics' `totalConnections` and `connections.llhls` (and to
-  `maxTotalConnections` when it passes it); with no publisher connection open the readings are the captured
-  bytes.
+  `maxTotalConnections` when it passes it). With `count_bytes_sent` (default) every byte of every 200 the
+  publisher sent (status line, headers and body, as the real server counts them: `totalBytesOut` +752 for the
+  captured 410-byte playlist) is added to the readings' `totalBytesOut` from then on. With neither, and no
+  publisher connection ever opened, the readings are the captured bytes.
 
 A path under one that was answered "Controller not found" gets that answer too (the real server has no
 controller there, so none below it: `/v2/...` on 0.19.0). Anything else is answered `501 Not In Captures`
@@ -272,10 +274,14 @@ class OmeReplay:
     """The replay on two loopback ports of the running event loop, driven by `clock` (a FakeClock in tests)."""
 
     def __init__(self, clock: ReplayClock, *, series: str = "60s", token: str = "replay-token",
-                 count_open_readers: bool = True, captures: Captures | None = None) -> None:
+                 count_open_readers: bool = True, count_bytes_sent: bool = True,
+                 captures: Captures | None = None) -> None:
         self.clock = clock
         self.token = token
         self.count_open_readers = count_open_readers
+        self.count_bytes_sent = count_bytes_sent
+        self.bytes_sent = 0
+        """Bytes of the publisher's 200s, on the wire, since the replay started."""
         self.captures = captures or Captures()
         self.series = self.captures.series(series)
         self.requests: list[Seen] = []
@@ -365,7 +371,10 @@ class OmeReplay:
                 async with self._arrived:
                     self.requests.append(seen)
                     self._arrived.notify_all()
-                writer.write(reply.wire())
+                wire = reply.wire()
+                if role == "publisher" and reply.status == 200:
+                    self.bytes_sent += len(wire)
+                writer.write(wire)
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
             return
@@ -432,8 +441,10 @@ class OmeReplay:
         elapsed = self.clock.monotonic() - self.started_at
         index = max(0, bisect.bisect_right([offset for offset, _ in self.series], elapsed + EPSILON) - 1)
         body = self.series[index][1]
-        if self.count_open_readers and self.open_readers:
-            body = _with_readers(body, self.open_readers, self._peak_readers)
+        readers = self.open_readers if self.count_open_readers else 0
+        sent = self.bytes_sent if self.count_bytes_sent else 0
+        if readers or sent or (self.count_open_readers and self._peak_readers):
+            body = _with_readers(body, readers, self._peak_readers if self.count_open_readers else 0, sent)
         return head.sized(body)
 
     # -- the publisher -------------------------------------------------------------------------------------
@@ -503,12 +514,14 @@ class OmeReplay:
         return None
 
 
-def _with_readers(body: bytes, readers: int, peak: int) -> bytes:
-    """The reading with the open publisher connections counted as the real server counts them (llhls)."""
+def _with_readers(body: bytes, readers: int, peak: int, sent: int) -> bytes:
+    """The reading with the open publisher connections (llhls), their peak and the bytes sent to them counted
+    as the real server counts them."""
     reading = json.loads(body)
     record = reading["response"]
     record["totalConnections"] += readers
     record["connections"]["llhls"] += readers
+    record["totalBytesOut"] += sent
     if peak > record["maxTotalConnections"]:
         record["maxTotalConnections"] = peak
     return json.dumps(reading, separators=(",", ":")).encode()

@@ -199,14 +199,18 @@ async def test_an_open_publisher_connection_counts_as_a_viewer_as_the_real_serve
         auth = [("Host", "127.0.0.1"), ("Authorization", replay.authorization)]
         reader = await Raw.open(replay.publisher_url)
         await reader.send("GET", "/app/stream/llhls.m3u8", [("Host", "127.0.0.1")])
-        await reader.reply()
+        sent = len(await reader.reply())  # status line, headers and body: what the real server counts
         held = json.loads((await ask(replay.api_url, "GET", STATS_PATH, auth)).split(b"\r\n\r\n", 1)[1])
         assert (held["response"]["totalConnections"], held["response"]["connections"]["llhls"],
                 held["response"]["maxTotalConnections"]) == (1, 1, 1)
+        captured = json.loads(series[0]["body"])["response"]
+        assert held["response"]["totalBytesOut"] == captured["totalBytesOut"] + sent
         await reader.close()
         await asyncio.wait_for(replay.readers(0), 10)
-        closed = (await ask(replay.api_url, "GET", STATS_PATH, auth)).split(b"\r\n\r\n", 1)[1]
-        assert closed == series[0]["body"].encode()
+        closed = json.loads((await ask(replay.api_url, "GET", STATS_PATH, auth)).split(b"\r\n\r\n", 1)[1])
+        # The connection no longer counts; its bytes and the peak it made stay, as on the real server.
+        assert closed["response"] == {**captured, "maxTotalConnections": 1,
+                                      "totalBytesOut": captured["totalBytesOut"] + sent}
 
 
 async def test_what_was_never_captured_is_answered_501_and_listed(clock: FakeClock) -> None:

@@ -11,6 +11,7 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from ome_replay import FIXTURES, STATS_PATH
 from replay_support import STREAM, captured_rates, replay_clock, replaying, run_command
 
 from omeconsole.cli import exit_codes
+from omeconsole.core.adops.splice_cut import KEYFRAME_INTERVAL_S, estimated_splice, hms
 from omeconsole.core.clock import FakeClock
 
 SERIES = json.loads((FIXTURES / "stats_stream_series_60s.json").read_text())
@@ -194,3 +196,23 @@ async def test_the_replay_was_asked_only_what_the_real_server_was(clock, monkeyp
             assert (await run_command(clock, capsys, *argv)).status == 0, argv
         assert replay.unmatched == []
         assert any(seen.target == STATS_PATH for seen in replay.requests)
+
+
+
+async def test_a_later_command_recalls_the_break_at_the_splice_the_first_one_saw(clock, monkeypatch, tmp_path,
+                                                                                 capsys) -> None:
+    """The first command saw the cut and wrote its time beside the confirmation; a second command (a new
+    session, which learns of the break from the audit log alone: the server writes no marker) judges its
+    cue-in from that splice, not from the estimate the server's rule gives (the next keyframe interval after
+    the request: 0.17 s earlier here)."""
+    async with replaying(clock, monkeypatch, tmp_path):
+        out = await run_command(clock, capsys, "cue-out", STREAM, "--duration", "30", "--wait-confirm")
+        assert CUT_SEEN in out.out
+        clock.advance(2.0)
+        ran = await run_command(clock, capsys, "cue-in", STREAM)
+    intent, _, confirmation = audit(tmp_path)
+    seen = datetime.fromisoformat(str(confirmation["splice"]))
+    estimated = estimated_splice(datetime.fromisoformat(str(intent["time"])), KEYFRAME_INTERVAL_S)
+    assert seen != estimated and confirmation["seen_after_s"] is not None
+    assert ran.status == exit_codes.NEEDS_FORCE  # too soon after the splice: the server would drop it
+    assert f"after the splice at {hms(seen)}: send it after {hms(seen + timedelta(seconds=8))}" in ran.err

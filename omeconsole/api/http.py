@@ -103,6 +103,9 @@ class Reply:
     headers: Mapping[str, str]
     body: bytes
     url: str
+    wire_bytes: int = 0
+    """The reply's size as it came over the wire, as a server counts the bytes it sent: the status line,
+    the header block and its blank line, and the body as sent (compressed, if it was)."""
 
 
 class Transport(Protocol):
@@ -186,8 +189,9 @@ class HttpTransport:
                                            timeout=per_wait, allow_redirects=self._follow_redirects,
                                            trace_request_ctx=progress) as response:
                     progress.sent = True
-                    content = await _read_body(response, cap, where)
-                    return Reply(response.status, response.headers, content, str(response.url))
+                    content, raw = await _read_body(response, cap, where)
+                    return Reply(response.status, response.headers, content, str(response.url),
+                                 _head_bytes(response) + raw)
         except (ReplyTooLarge, ProtocolError) as error:
             if method == "GET":
                 raise
@@ -262,7 +266,15 @@ class _Decoder:
         return out
 
 
-async def _read_body(response: aiohttp.ClientResponse, cap: Cap, where: _Where) -> bytes:
+def _head_bytes(response: aiohttp.ClientResponse) -> int:
+    """Bytes of the status line (`HTTP/1.1 200 OK` CRLF), each header line as received and the blank line."""
+    version = f"HTTP/{response.version.major}.{response.version.minor}" if response.version else "HTTP/1.1"
+    status_line = len(version) + 1 + len(str(response.status)) + 1 + len((response.reason or "").encode()) + 2
+    return status_line + sum(len(name) + 2 + len(value) + 2 for name, value in response.raw_headers) + 2
+
+
+async def _read_body(response: aiohttp.ClientResponse, cap: Cap, where: _Where) -> tuple[bytes, int]:
+    """The decoded body and how many bytes of it came over the wire."""
     encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
     if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
         raise ProtocolError(f"{where.host} answered {where.path} with a {encoding!r} body, "
@@ -272,7 +284,8 @@ async def _read_body(response: aiohttp.ClientResponse, cap: Cap, where: _Where) 
     if declared is not None and declared > cap.limit + (_RAW_SLACK if decoder else 0):
         raise _too_large(where, cap, response.status, declared=declared)
     if decoder is None and declared is not None:
-        return await response.read()  # the parser stops at the declared length, which is under the cap
+        content = await response.read()  # the parser stops at the declared length, which is under the cap
+        return content, len(content)
     body = bytearray()
     raw = 0
     try:
@@ -293,7 +306,7 @@ async def _read_body(response: aiohttp.ClientResponse, cap: Cap, where: _Where) 
     except ValueError as error:
         raise ProtocolError(f"{where.host} answered {where.path} with a body that cannot be read: {error}",
                             response.status) from None
-    return bytes(body)
+    return bytes(body), raw
 
 
 def _too_large(where: _Where, cap: Cap, status: int, declared: int | None = None) -> ReplyTooLarge:

@@ -37,6 +37,8 @@ THUMBNAIL_FORMATS = ("jpg", "png", "webp")
 DEFAULT_MAX_PART_BYTES = 16 * MiB
 """A 0.5 s part at 20 Mbit/s is 1.25 MB; a whole 6 s segment at that rate 15 MB."""
 
+_MAX_HEAD_BYTES = 64 * 1024
+"""The most a reply's status line and headers are taken to be, bounding a read still open."""
 _PATH_SAFE = "/:@!$&'()*+,;=%~"
 """In a path or query from a playlist, these and existing escapes stay; spaces, controls, brackets and
 non-ASCII are escaped."""
@@ -71,11 +73,13 @@ class PublisherReader:
     def __init__(self, publisher_url: str, app: str, stream: str, *, timeout: float = 10.0, verify: bool = True,
                  transport: Transport | None = None, deadline: float | None = None,
                  max_playlist_bytes: int = DEFAULT_MAX_PLAYLIST_BYTES,
-                 max_part_bytes: int = DEFAULT_MAX_PART_BYTES, own: OwnReads | None = None) -> None:
-        """`own`: the session's ledger of the console's own publisher reads (each read is entered while its
-        connection is open, so the statistics can leave it out of the viewers)."""
+                 max_part_bytes: int = DEFAULT_MAX_PART_BYTES, own: OwnReads | None = None,
+                 vhost: str = "default") -> None:
+        """`own`: the session's ledger of the console's own publisher reads, `vhost` the virtual host the
+        stream is on (each read is entered while its connection is open, with the bytes it took, so the
+        statistics can leave it out of the viewers and the bytes out)."""
         self.url = playlist_url(publisher_url, app, stream)
-        self._app, self._stream = app, stream
+        self._vhost, self._app, self._stream = vhost, app, stream
         self._own = own
         self.timeouts = Timeouts(connect=timeout, read=timeout, total=deadline if deadline is not None else timeout)
         self._playlist_cap = Cap(max_playlist_bytes, "max_playlist_bytes")
@@ -133,12 +137,12 @@ class PublisherReader:
         output profile has an image encode of that format); None on a 404 (no such encode, or no stream).
         Raises PlaylistUnreadable when it cannot be read (the message says why).
 
-        Not entered in the ledger of own reads: the thumbnail publisher counts no connection for a reader
-        (OvenMediaEngine's ThumbnailPublisher only adds the bytes it sent), so taking it off the viewers
-        would show one viewer too few. Its bytes are the console's own bytes out all the same."""
+        Entered in the ledger of own reads for its bytes only: the thumbnail publisher counts no connection
+        for a reader (OvenMediaEngine's ThumbnailPublisher only adds the bytes it sent), so taking it off the
+        viewers would show one viewer too few; its bytes are the console's own bytes out all the same."""
         base = self.url.rsplit("/", 1)[0]
         try:
-            reply = await self._get(f"{base}/thumb.{image_format}", self._thumbnail_cap, deadline, counted=False)
+            reply = await self._get(f"{base}/thumb.{image_format}", self._thumbnail_cap, deadline, connection=False)
         except OmeError as error:
             raise PlaylistUnreadable(error.message) from None
         if reply.status == 404:
@@ -147,15 +151,22 @@ class PublisherReader:
             raise PlaylistUnreadable(f"{_path(reply.url)} answered HTTP {reply.status}")
         return reply.body
 
-    async def _get(self, url: str, cap: Cap, deadline: float | None, *, counted: bool = True) -> Reply:
-        """One GET, entered in the ledger of the console's own reads while its connection is open (`counted`:
-        the server counts the reader as a connection while it is)."""
-        ticket = None if self._own is None or not counted else self._own.opened(self._app, self._stream)
-        try:
+    async def _get(self, url: str, cap: Cap, deadline: float | None, *, connection: bool = True) -> Reply:
+        """One GET, entered in the ledger of the console's own reads while its connection is open (`connection`:
+        whether the server counts the reader as a connection; its bytes it always counts)."""
+        own = self._own
+        if own is None:
             return await self._http.request("GET", url, cap=cap, timeouts=self._timeouts(deadline))
+        kind = url.partition("?")[0]  # a blocking reload's size is its chunklist's, whatever part it asks for
+        ticket = own.opened(self._vhost, self._app, self._stream, url=kind, cap=cap.limit + _MAX_HEAD_BYTES,
+                            connection=connection)
+        wire_bytes = 0
+        try:
+            reply = await self._http.request("GET", url, cap=cap, timeouts=self._timeouts(deadline))
+            wire_bytes = reply.wire_bytes
+            return reply
         finally:
-            if ticket is not None and self._own is not None:
-                self._own.closed(ticket)
+            own.closed(ticket, wire_bytes, url=kind)
 
     def _timeouts(self, deadline: float | None) -> Timeouts:
         if deadline is None:

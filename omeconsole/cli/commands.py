@@ -11,7 +11,7 @@ from omeconsole.cli import format as fmt
 from omeconsole.cli.output import complain, say
 from omeconsole.core.clock import Clock
 from omeconsole.core.history.target import Target
-from omeconsole.core.polling.rates import RateWindow
+from omeconsole.core.polling.own_share import AudienceWindow
 from omeconsole.model.paths import NodePath
 
 
@@ -62,35 +62,35 @@ async def cmd_stats(client: OmeClient, args: argparse.Namespace, clock: Clock, *
     path = path or parse_path(args.path)
     name = Target(server, path) if server else path
     style = "json" if args.json else args.format
+    window = AudienceWindow()  # the readings less the console's own playlist reads (of any of its processes)
     if not args.watch:
-        stats = await client.stats(path)
+        stats = (reading := await window.read(client, path, clock)).stats
         if style == "json":
-            say(fmt.dumps({**fmt.jsonable(stats), **fmt.audience_json(stats)}))
+            say(fmt.dumps({**fmt.jsonable(stats), **fmt.audience_json(stats), **fmt.own_json(reading)}))
         elif style == "line":
             say(fmt.stats_line(name, stats, None, clock.wall()))
         else:
-            say(fmt.stats_text(name, stats, client.server_info))
+            say(fmt.stats_text(name, stats, client.server_info, own=reading))
         return exit_codes.OK
     if args.interval <= 0 or (args.count is not None and args.count < 1):
         raise UsageError("--interval must be positive and --count at least 1")
-    window = RateWindow()
     shown = 0
     while args.count is None or shown < args.count:
         if shown:
             await clock.sleep(args.interval)
         shown += 1
         try:
-            stats = await client.stats(path)
+            sample = await window.read(client, path, clock)
         except (UnreachableError, RequestTimeout) as error:
             complain(f"{error} (still watching)")
             continue
-        sample = window.sample(stats, clock.monotonic())
+        stats = sample.stats
         if style == "json":
             say(fmt.sample_json(path, sample, server))
         elif style == "line":
             say(fmt.stats_line(name, stats, sample, clock.wall()))
         else:
-            say(fmt.stats_text(name, stats, client.server_info, sample) + "\n")
+            say(fmt.stats_text(name, stats, client.server_info, sample, own=sample) + "\n")
     return exit_codes.OK
 
 

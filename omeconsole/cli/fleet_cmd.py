@@ -26,7 +26,7 @@ from omeconsole.core.fleet.health import ServerHealth
 from omeconsole.core.fleet.naming import UnknownServer, bare_profile, servers_of
 from omeconsole.core.fleet.views import FleetView, ServerReading, fleet_view
 from omeconsole.core.history.target import Target
-from omeconsole.core.polling.rates import RateWindow
+from omeconsole.core.polling.own_share import AudienceWindow
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import StreamInfo
 
@@ -109,11 +109,14 @@ async def _ls(fleet: Fleet, args: argparse.Namespace) -> int:
 # -- stats -----------------------------------------------------------------------------------------------
 
 
-async def _read(member: FleetMember, path: NodePath, window: RateWindow | None) -> Answer:
-    """One server's reading of `path` (and of a stream's input when its statistics do not say it)."""
+async def _read(member: FleetMember, path: NodePath, window: AudienceWindow | None) -> Answer:
+    """One server's reading of `path` (and of a stream's input when its statistics do not say it), less the
+    console's own playlist reads."""
     client = member.session.client
+    window = window or AudienceWindow()
     try:
-        stats = await client.stats(path)
+        sample = await window.read(client, path, member.session.clock)
+        stats = sample.stats
         info: StreamInfo | None = None
         if path.level == "stream" and stats.connections_in is None:
             info = await client.stream_info(path.vhost, path.app or "", path.stream or "")
@@ -121,13 +124,10 @@ async def _read(member: FleetMember, path: NodePath, window: RateWindow | None) 
         return ServerReading(member.profile), None
     except OmeError as error:
         return ServerReading(member.profile, error=str(error)), error
-    if window is None:
-        return ServerReading(member.profile, stats, info=info), None
-    sample = window.sample(stats, member.session.clock.monotonic())
     return ServerReading(member.profile, stats, sample.rate_in_bps, sample.rate_out_bps, info), None
 
 
-async def _read_all(fleet: Fleet, path: NodePath, windows: dict[str, RateWindow] | None) -> list[Answer]:
+async def _read_all(fleet: Fleet, path: NodePath, windows: dict[str, AudienceWindow] | None) -> list[Answer]:
     return list(await asyncio.gather(*(_read(member, path, None if windows is None else windows[member.profile])
                                        for member in fleet)))
 
@@ -153,7 +153,7 @@ async def _stats(fleet: Fleet, args: argparse.Namespace) -> int:
         return _first_failure([error for _, error in answers])
     if args.interval <= 0 or (args.count is not None and args.count < 1):
         raise UsageError("--interval must be positive and --count at least 1")
-    windows = {profile: RateWindow() for profile in fleet.profiles}
+    windows = {profile: AudienceWindow() for profile in fleet.profiles}
     shown = 0
     while args.count is None or shown < args.count:
         if shown:

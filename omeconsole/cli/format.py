@@ -19,6 +19,7 @@ from omeconsole.core import units
 from omeconsole.core.adops.controller import SendOutcome
 from omeconsole.core.adops.matcher import Sighting
 from omeconsole.core.history.target import Target
+from omeconsole.core.polling.own_share import taken_text
 from omeconsole.core.text import visible
 from omeconsole.model import audience
 from omeconsole.model.paths import NodePath
@@ -67,7 +68,9 @@ def dumps(value: Any) -> str:
     return json.dumps(jsonable(value), ensure_ascii=True, sort_keys=True)
 
 
-def stats_text(path: Name, stats: NodeStats, server: ServerInfo | None, sample: Sample | None = None) -> str:
+def stats_text(path: Name, stats: NodeStats, server: ServerInfo | None, sample: Sample | None = None, *,
+               own: Sample | None = None) -> str:
+    """`own`: the reading whose `own_*` say what was taken off `stats` as the console's own reads."""
     source = f"  ({visible(server.edition)}, {server.stats_api} statistics)" if server else ""
     lines = [
         f"{path_text(path)}{source}",
@@ -88,9 +91,16 @@ def stats_text(path: Name, stats: NodeStats, server: ServerInfo | None, sample: 
     if sample is not None:
         lines.append(f"  rate in / out     {units.rate(sample.rate_in_bps)} / {units.rate(sample.rate_out_bps)}"
                      "  (from byte totals)")
+    if own is not None and (taken := taken_text(own)) is not None:
+        lines.append(f"  this console      {taken}")
     if stats.invalid:
         lines.append(f"  invalid           {', '.join(visible(name) for name in sorted(stats.invalid))}")
     return "\n".join(lines)
+
+
+def own_json(sample: Sample) -> dict[str, int]:
+    """What was taken off the reading as the console's own playlist reads (`own_*`, 0 when nothing)."""
+    return {"own_viewers": sample.own_viewers, "own_bytes_out": sample.own_bytes_out, "own_peak": sample.own_peak}
 
 
 def _not_viewers(stats: NodeStats) -> str:
@@ -122,7 +132,7 @@ def audience_json(stats: NodeStats) -> dict[str, int | None]:
 def sample_json(path: NodePath, sample: Sample, server: str | None = None) -> str:
     """One reading with its rates; `server`: the fleet's profile it was read on."""
     return dumps({"path": path, "rate_in_bps": sample.rate_in_bps, "rate_out_bps": sample.rate_out_bps,
-                  **audience_json(sample.stats), "stats": sample.stats, **_on(server)})
+                  **audience_json(sample.stats), **own_json(sample), "stats": sample.stats, **_on(server)})
 
 
 def info_text(info: StreamInfo) -> str:

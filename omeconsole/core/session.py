@@ -18,6 +18,7 @@ from pathlib import Path
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.http import HttpTransport, Transport
+from omeconsole.api.own_reads_journal import Journal, journal_path
 from omeconsole.core.adops.audit import AuditLog, default_audit_path
 from omeconsole.core.adops.operations import AdOps
 from omeconsole.core.clock import Clock
@@ -51,6 +52,8 @@ class Session:
         self.engine.stop()
         await self.adops.aclose()
         await self.client.aclose()
+        if self.client.own_reads.journal is not None:
+            self.client.own_reads.journal.close()
 
 
 Connector = Callable[[Settings], Session]
@@ -97,6 +100,10 @@ def connector(clock: Clock, *, rng: random.Random | None = None, transport: Tran
                                 demo=demo)
         # Stamped on the console clock, as every time it shows (the system clock outside tests).
         audit = AuditLog(audit_path or default_audit_path(demo=demo), now=clock.wall)
+        # The console's own publisher reads: its grace on the console's clock, shared with the console's other
+        # processes reading this server (beside the audit log), so no figure counts any of them.
+        client.own_reads.monotonic = clock.monotonic
+        client.own_reads.share(Journal(journal_path(audit.path.parent, client.api_url)))
         adops = AdOps(client, audit, clock, context, publisher_url=settings.publisher_base(),
                       verify=not settings.insecure, confirm_timeout_s=settings.confirm_timeout)
         return Session(settings, context, client, engine, adops, clock, meter)

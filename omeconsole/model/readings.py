@@ -67,6 +67,8 @@ class Sample:
     viewers: int | None
     """Playback sessions of this reading (`NodeStats.viewers`), less the console's own (`own_viewers`)."""
     stats: NodeStats
+    """The server's reading less the console's own publisher reads (`own_*`, core/polling/own_share.py):
+    its connections, bytes out and peak are the audience's."""
     window_s: float | None = None
     """Seconds the rates average over (None: no rate), on `window_clock`."""
     window_clock: str | None = None
@@ -76,8 +78,13 @@ class Sample:
     """Directions ("in", "out") where the server's own avg/max throughput disagrees with these rates."""
     own_viewers: int = 0
     """Playback connections the server counted that were (at most) the console's own playlist reads, open
-    while this reading was taken (a blocking reload of the ad-break panel): taken off `viewers`, shown as
-    "(+1 this console)"."""
+    while this reading was taken (a blocking reload of the ad-break panel): taken off `viewers` and the
+    `llhls` connections, shown as "(+1 this console)"."""
+    own_bytes_out: int = 0
+    """Bytes of the console's own publisher reads taken off the server's `totalBytesOut` (so off the rates)."""
+    own_peak: int = 0
+    """Connections taken off the server's peak (`maxTotalConnections`): a rise of it while the console's own
+    reads were open."""
 
 
 @dataclass(frozen=True, slots=True)

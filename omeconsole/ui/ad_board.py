@@ -85,7 +85,7 @@ class AdBoard:
         self._server = server
         self.watch = None if engine is None else PlaylistWatch(
             engine, adops.publisher_url, self.controller, self._known.get, self._with_break, self._changed,
-            adops.clock, markers_written=self.markers_written, verify=verify)
+            adops.clock, markers_written=self.markers_written, verify=verify, own=adops.client.own_reads)
         self._following: asyncio.Task[None] | None = None
         adops.observe(self._changed)
 

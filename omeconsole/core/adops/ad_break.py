@@ -20,6 +20,7 @@ from typing import Literal
 
 from omeconsole.core.adops.audit import OUTCOME_UNKNOWN
 from omeconsole.core.adops.matcher import PlaylistBreak, Sighting
+from omeconsole.core.adops.recall import RecalledBreak
 from omeconsole.core.adops.splice_cut import KEYFRAME_INTERVAL_S, estimated_splice, hms
 from omeconsole.core.clock import Clock
 
@@ -173,17 +174,21 @@ class AdBreak:
             self.state = BreakState.ENDED
             self.message = "ended by a cue-in in the playlist"
 
-    def on_record(self, requested: datetime, planned_s: float, cue_in_requested: datetime | None) -> None:
-        """An accepted cue-out from the audit log (an earlier run), on a server whose playlist cannot show it."""
+    def on_record(self, record: RecalledBreak) -> None:
+        """An accepted cue-out from the audit log (an earlier run), on a server whose playlist cannot show it:
+        at the splice that run saw (the segment cut) when it saw one, else estimated from the server's rule."""
         self._advance(self._clock.wall())
         if self.state not in (BreakState.IDLE, BreakState.ENDED, BreakState.FAILED) or self.in_flight is not None:
             return
-        splice = estimated_splice(requested, self._keyframe_s)
-        cue_in = estimated_splice(cue_in_requested, self._keyframe_s) if cue_in_requested is not None else None
+        splice = record.splice or estimated_splice(record.requested, self._keyframe_s)
+        cue_in = record.cue_in_splice or (estimated_splice(record.cue_in_requested, self._keyframe_s)
+                                          if record.cue_in_requested is not None else None)
         if self.state is BreakState.ENDED and self.splice_wall == splice:
             return
-        self._new_break(BreakState.SCHEDULED, "a break this console sent earlier (audit log)", origin="audit")
-        self.splice_wall, self.splice_source, self.planned_s, self.cue_in_wall = splice, "estimated", planned_s, cue_in
+        seen = f", splice seen at {hms(splice)}" if record.splice is not None else ""
+        self._new_break(BreakState.SCHEDULED, f"a break this console sent earlier (audit log){seen}", origin="audit")
+        self.splice_wall, self.planned_s, self.cue_in_wall = splice, record.planned_s, cue_in
+        self.splice_source = "cut" if record.splice is not None else "estimated"
         self._advance(self._clock.wall())
 
     def on_sighting(self, sighting: Sighting) -> None:

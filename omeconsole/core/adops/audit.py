@@ -60,6 +60,9 @@ class Confirmation:
     seen_after_s: float | None
     """None: not seen in the playlist within the wait."""
     detail: str
+    splice: str | None = None
+    """The splice the playlist showed (ISO 8601 with its offset: the cut or the marker's date), when it showed
+    one: a later run recalls the break from it, not from an estimate."""
 
 
 @dataclass(frozen=True)
@@ -154,11 +157,13 @@ class AuditLog:
             "message": message, "items": [{"status": s, "message": m} for s, m in items],
         }))
 
-    def record_confirmation(self, send_id: str, seen_after_s: float | None, detail: str) -> None:
-        """What the playlist showed for an earlier send (None: not seen in time)."""
+    def record_confirmation(self, send_id: str, seen_after_s: float | None, detail: str,
+                            splice: datetime | None = None) -> None:
+        """What the playlist showed for an earlier send (None: not seen in time), and the splice it showed."""
         self._append(_dumps({
             "type": "confirmation", "send_id": send_id, "time": _now_iso(self._now),
             "seen_after_s": None if seen_after_s is None else round(seen_after_s, 3), "detail": detail,
+            **({"splice": splice.astimezone(UTC).isoformat(timespec="milliseconds")} if splice is not None else {}),
         }))
 
     def read_all(self) -> AuditContents:
@@ -272,7 +277,8 @@ def _apply(record: dict[str, Any], sends: OrderedDict[str, dict[str, Any]]) -> b
             target["_confirmations"].append(Confirmation(
                 time=str(record.get("time", "")),
                 seen_after_s=float(seen) if isinstance(seen, int | float) and not isinstance(seen, bool) else None,
-                detail=str(record.get("detail", ""))))
+                detail=str(record.get("detail", "")),
+                splice=record["splice"] if isinstance(record.get("splice"), str) else None))
         return True
     return False
 

@@ -321,7 +321,7 @@ class StreamController:
         now = self._shared.clock.wall()
         found = recalled_break(sends, self._shared.context.host, self.path, now)
         if found is not None:
-            self.ad_break.on_record(found.requested, found.planned_s, found.cue_in_requested)
+            self.ad_break.on_record(found)
 
     @property
     def watched(self) -> bool:
@@ -359,7 +359,8 @@ class StreamController:
         if isinstance(event, Sighting):
             self.ad_break.on_sighting(event)
             with contextlib.suppress(OSError):  # the screen still shows it; the intent is on disk
-                self._shared.audit.record_confirmation(event.send_id, event.seen_after_s, event.detail)
+                self._shared.audit.record_confirmation(event.send_id, event.seen_after_s, event.detail,
+                                                       event.splice_wall if event.seen else None)
             future = self._waiting.pop(event.send_id, None)
             if future is not None and not future.done():
                 future.set_result(event)

@@ -70,4 +70,4 @@ class AdOps:
     def _reader(self, path: NodePath) -> PublisherReader:
         assert path.app is not None and path.stream is not None
         return PublisherReader(self.publisher_url, path.app, path.stream, verify=self._verify,
-                               own=self.client.own_reads)
+                               own=self.client.own_reads, vhost=path.vhost)

@@ -4,7 +4,8 @@ The console learns of its own breaks from its sends; a break that automation, a 
 script POSTed is only in the stream's playlist. So, after each polling round (once its requests are
 answered: see `run`), at most once per interval, this reads (one plain
 read, no blocking reload, on a connection closed after the reply: a publisher counts an open reader
-as a viewer) the playlist of:
+as a viewer; each read entered in the ledger of the console's own reads, `own`, so the statistics leave
+its bytes and its connection out) the playlist of:
 
 1. the selected stream, and every stream with a break the console knows of (at most
    `MAX_PRIORITY`): these are read every interval, taking their requests from the polling engine's
@@ -39,6 +40,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from omeconsole.api.http import HttpTransport, Transport
+from omeconsole.api.own_reads import OwnReads
 from omeconsole.api.publisher import PlaylistUnreadable, PublisherReader
 from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.adops.controller import StreamController
@@ -116,16 +118,18 @@ class PlaylistWatch:
                  known: Callable[[NodePath], StreamController | None],
                  with_break: Callable[[], Iterable[NodePath]], changed: Callable[[NodePath], None], clock: Clock, *,
                  markers_written: Callable[[], bool | None] = lambda: None, share: float = FOLLOW_SHARE,
-                 verify: bool = True, transport: Transport | None = None) -> None:
+                 verify: bool = True, transport: Transport | None = None, own: OwnReads | None = None) -> None:
         """`publisher_url`: where playlists are read, every stream's reader on one `transport` (by default
         connections closed after each reply, made and closed by `run()`); `controller_of` makes the
         stream's controller, `known` only finds it; `with_break`: the streams with a break the console knows
         of; `changed(path)`: what a read changed, for the screens; `markers_written`: whether the server
-        writes ad markers into playlists (False: breaks of others cannot be seen; None: not known)."""
+        writes ad markers into playlists (False: breaks of others cannot be seen; None: not known); `own`: the
+        session's ledger of the console's own publisher reads (`OmeClient.own_reads`), which every read enters."""
         self._screen = screen
         self._publisher_url = publisher_url
         self._verify = verify
         self._transport = transport
+        self._own = own
         self._controller_of = controller_of
         self._known = known
         self._with_break = with_break
@@ -203,7 +207,7 @@ class PlaylistWatch:
     def _reader_of(self, path: NodePath) -> PublisherReader:
         assert path.app is not None and path.stream is not None
         return PublisherReader(self._publisher_url, path.app, path.stream, timeout=READ_DEADLINE_S,
-                               verify=self._verify, transport=self._transport)
+                               verify=self._verify, transport=self._transport, own=self._own, vhost=path.vhost)
 
     async def round(self) -> None:
         """Read what is due this round, concurrently; returns when every read finished or gave up."""

@@ -13,12 +13,16 @@ from dataclasses import dataclass
 
 from omeconsole.api.client import Detection, OmeClient
 from omeconsole.api.errors import AuthError, OmeError, RequestTimeout, UnreachableError
+from omeconsole.api.own_reads import OwnShare
 from omeconsole.core.clock import Clock
+from omeconsole.core.polling.own_share import read_stats
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, StreamInfo
 
 log = logging.getLogger("omeconsole.engine")
 
+NOTHING_OWN = OwnShare()
+"""A reading with none of the console's reads in it."""
 LINK_ERRORS = (UnreachableError, RequestTimeout, AuthError)
 """Errors that say the server as a whole cannot be used right now (not one node's problem)."""
 
@@ -56,9 +60,9 @@ class StatsRead:
     job: StatsJob
     stats: NodeStats
     at: float
-    own: int = 0
-    """The console's own publisher reads of the node that were open while this reading was taken: at most
-    that many of its counted playback connections were the console's (`api/own_reads.py`)."""
+    own: OwnShare = NOTHING_OWN
+    """What of the reading may have been the console's own publisher reads (`api/own_reads.py`): connections
+    open while it was taken, bytes the server can have counted, a peak they may have made."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +122,8 @@ async def fetch(client: OmeClient, job: Job, clock: Clock) -> Outcome:
     try:
         match job:
             case StatsJob(path):
-                own = client.own_reads
-                since = own.mark()
-                stats = await client.stats(path)
-                held = own.held(since, own.mark(), path.app, path.stream)
-                return StatsRead(job, stats, clock.monotonic(), held)
+                stats, share = await read_stats(client, path)
+                return StatsRead(job, stats, clock.monotonic(), share)
             case InfoJob(NodePath(vhost, str(app), str(stream))):
                 return InfoRead(job, await client.stream_info(vhost, app, stream), clock.monotonic())
             case ListingJob(None, _):

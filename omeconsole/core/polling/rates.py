@@ -28,7 +28,6 @@ so (`Sample.disagree`), and the screen can show that the two do not agree instea
 
 from __future__ import annotations
 
-import dataclasses
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime
@@ -224,11 +223,3 @@ def _disagrees(reads: deque[_Read], ours: _Rate | None, figure: Field, peak: int
     theirs = sum(figures) / len(figures)
     return abs(ours.bps - theirs) > max(RATE_TOLERANCE * max(ours.bps, theirs), DISAGREE_FLOOR_BPS)
 
-
-def without_own(sample: Sample, own: int) -> Sample:
-    """The reading with the console's own open publisher reads (`own`, at most) taken off its viewers: the
-    server counts a playlist reader while its connection is open, the console is no audience."""
-    if own <= 0 or sample.viewers is None:
-        return sample
-    counted = min(own, sample.viewers)
-    return dataclasses.replace(sample, viewers=sample.viewers - counted, own_viewers=counted)

@@ -12,6 +12,7 @@ import math
 import random
 
 from omeconsole.api.errors import NotFoundError
+from omeconsole.api.own_reads import OwnShare
 from omeconsole.core.polling.budget import Backoff
 from omeconsole.core.polling.history import HistoryStore
 from omeconsole.core.polling.jobs import (
@@ -28,22 +29,24 @@ from omeconsole.core.polling.jobs import (
     StatsRead,
 )
 from omeconsole.core.polling.listing import ROOT, ListingBook, ListingChange
-from omeconsole.core.polling.rates import RateWindow, without_own
+from omeconsole.core.polling.own_share import OwnPart, audience_sample
+from omeconsole.core.polling.rates import RateWindow
 from omeconsole.core.polling.settings import PollSettings
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.model.readings import Sample, StreamInfo
+from omeconsole.model.readings import NodeStats, Sample, StreamInfo
 
 
 class _Record:
     """What the engine keeps per node it has polled (history rings live in the HistoryStore)."""
 
     __slots__ = ("backoff", "ended_at", "error", "first_attempt", "info", "info_at", "last_attempt", "last_ok",
-                 "last_seen", "latest", "peak_in", "peak_out", "peak_viewers", "rates", "retry_at")
+                 "last_seen", "latest", "own", "peak_in", "peak_out", "peak_viewers", "rates", "retry_at")
 
     def __init__(self) -> None:
         self.latest: Sample | None = None
         self.rates = RateWindow()
+        self.own = OwnPart()
         self.info: StreamInfo | None = None
         self.error: str | None = None
         self.last_ok: float | None = None
@@ -132,7 +135,7 @@ class NodeStore:
     def apply(self, outcome: Outcome, interval: float) -> None:
         match outcome:
             case StatsRead(StatsJob(path), stats, at, own):
-                self._read(path, without_own(self._record(path).rates.sample(stats, at), own))
+                self._read(path, self._sampled(path, stats, at, own))
             case InfoRead(InfoJob(path), info, _):
                 self._record(path).info = info
                 self._changed.add(path)
@@ -143,11 +146,15 @@ class NodeStore:
                 self._listed(ROOT, tuple(dict.fromkeys(detection.vhosts)), at)
                 if detection.first_reading is not None:
                     path, stats = detection.first_reading
-                    record = self._record(path)
-                    self._read(path, record.rates.sample(stats, at))
-                    record.last_attempt = at
+                    self._read(path, self._sampled(path, stats, at, OwnShare()))
+                    self._record(path).last_attempt = at
             case Failed(job, error, at):
                 self._failed(outcome, job, error, at, interval)
+
+    def _sampled(self, path: NodePath, stats: NodeStats, at: float, own: OwnShare) -> Sample:
+        """The reading less the console's own publisher reads, with its rates."""
+        record = self._record(path)
+        return audience_sample(record.own, record.rates, stats, at, own)
 
     def _read(self, path: NodePath, sample: Sample) -> None:
         record = self._record(path)
