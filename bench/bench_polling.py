@@ -180,10 +180,10 @@ async def rates_worker(fetches_per_s: int, seconds: float) -> dict[str, float]:
     import random
 
     from conftest import TEST_TOKEN, running_simulator
+    from fake_clock import FakeClock
     from rate_truth import errors, play
 
     from omeconsole.api.client import OmeClient
-    from omeconsole.core.clock import FakeClock
     from omeconsole.core.polling.engine import PollingEngine, PollSettings
     from omeconsole.model.paths import NodePath
     from simulator.world.clock import ManualClock

@@ -6,8 +6,8 @@ import random
 from typing import Any
 
 import pytest
+from fake_clock import FakeClock
 
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
 from omeconsole.core.fleet.fleet import Fleet
 from omeconsole.model.paths import NodePath

@@ -13,10 +13,10 @@ import tracemalloc
 from collections.abc import AsyncIterator
 
 import pytest
+from fake_clock import FakeClock
 from fake_ome_server import IN_BYTES_PER_S, OUT_BYTES_PER_S, FakeOme
 
 from omeconsole.api.client import DETECTION_REQUESTS
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.budget import TokenBucket
 from omeconsole.core.polling.engine import PollingEngine, PollSettings, Refresh
 from omeconsole.model.nodes import NodeState

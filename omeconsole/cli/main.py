@@ -6,7 +6,7 @@ command; each command's implementation (the console and the demo's embedded simu
 imported here when that command runs, so `--help` and every command start light, the console's first
 requests leave before any other command's machinery is loaded, and the command line never imports
 the simulator. Commands on several servers (`--fleet NAME`, a send's `--servers A,B`) are run by
-`several.py`.
+`fleet_dispatch.py`.
 """
 
 from __future__ import annotations
@@ -50,12 +50,12 @@ def _named_profile(args: argparse.Namespace) -> str | None:
     configuration error (exit 2) like any other way of naming a server."""
     if args.command not in NAMED_COMMANDS:
         return None
-    from omeconsole.cli import several
+    from omeconsole.cli import fleet_dispatch
     from omeconsole.cli.commands import UsageError
     from omeconsole.core.config import ConfigError
 
     try:
-        return several.named_profile(args)
+        return fleet_dispatch.named_profile(args)
     except UsageError as error:
         raise ConfigError(str(error)) from None
 
@@ -113,14 +113,15 @@ def _config(action: str, file: str | None = None) -> int:
 
 
 async def _dispatch(session: Session, args: argparse.Namespace) -> int:
-    from omeconsole.cli import sends, several
+    from omeconsole.cli import fleet_dispatch, sends
     from omeconsole.cli.commands import cmd_info, cmd_ls, cmd_stats
 
-    path = several.named_path(args)
+    path = fleet_dispatch.named_path(args)
     if args.command == "ls":
         return await cmd_ls(session.client, args, path=path)
     if args.command == "stats":
-        return await cmd_stats(session.client, args, session.clock, path=path, server=several.named_profile(args))
+        return await cmd_stats(session.client, args, session.clock, path=path,
+                               server=fleet_dispatch.named_profile(args))
     if args.command == "info":
         return await cmd_info(session.client, args, path=path)
     return await sends.cmd_send(session, args)
@@ -129,7 +130,7 @@ async def _dispatch(session: Session, args: argparse.Namespace) -> int:
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
     """The command on one session; SIGINT, SIGTERM and SIGHUP stop it cleanly (a send's outcome is logged)."""
     from omeconsole.cli.commands import UsageError
-    from omeconsole.cli.running import interruptible
+    from omeconsole.cli.exit_handling import interruptible
     from omeconsole.core.clock import SystemClock
     from omeconsole.core.session import connector
 
@@ -157,9 +158,9 @@ def _command(args: argparse.Namespace) -> int:
 
         return schedule_cmd.run_schedule(args)
     if args.fleet is not None or getattr(args, "servers", None):
-        from omeconsole.cli import several
+        from omeconsole.cli import fleet_dispatch
 
-        return several.run(args, command)
+        return fleet_dispatch.run(args, command)
     from omeconsole.core.config import ConfigError
 
     try:
@@ -200,7 +201,7 @@ def _command(args: argparse.Namespace) -> int:
 
         return history_cmd.run(args, settings)
     if settings.token_value() is None:
-        from omeconsole.cli.several import no_token
+        from omeconsole.cli.fleet_dispatch import no_token
 
         complain(no_token())
         return exit_codes.USAGE
@@ -220,7 +221,7 @@ def _command(args: argparse.Namespace) -> int:
         complain("warning: TLS certificate verification is off (--insecure)")
     import asyncio
 
-    from omeconsole.cli.running import reported
+    from omeconsole.cli.exit_handling import reported
 
     return reported(lambda: asyncio.run(_run(settings, args)))
 

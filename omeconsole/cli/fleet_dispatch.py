@@ -14,9 +14,9 @@ import importlib
 
 from omeconsole.cli import exit_codes, exporter_cmd, fleet_cmd, history_cmd, record_cmd, sends
 from omeconsole.cli.commands import UsageError
+from omeconsole.cli.exit_handling import interruptible, reported
 from omeconsole.cli.output import complain
 from omeconsole.cli.parser import FLEET_COMMANDS, NAMED_COMMANDS, SENDS, flags
-from omeconsole.cli.running import interruptible, reported
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import Settings, config_path
 from omeconsole.core.fleet.fleet import Fleet
