@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import importlib
 import importlib.util
 import os
@@ -22,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from omeconsole.cli import exit_codes
+from omeconsole.cli import exit_codes, gc_policy
 from omeconsole.cli.output import complain, say
 from omeconsole.cli.parser import NAMED_COMMANDS, SENDS, build_parser, flags
 
@@ -60,8 +59,10 @@ def _named_profile(args: argparse.Namespace) -> str | None:
         raise ConfigError(str(error)) from None
 
 
-def _run_ui(module_name: str, function: str, settings: Settings, **options: Any) -> int:
-    """Start the console (or its demo), imported only now: a dynamic import keeps the commands light."""
+def _run_ui(module_name: str, function: str, settings: Settings, *, debug: bool, watched: bool,
+            **options: Any) -> int:
+    """Start the console (or its demo), imported only now: a dynamic import keeps the commands light.
+    Its collections tuned (`gc_policy.console`); `watched`: the entry takes the policy's `start_watch`."""
     if importlib.util.find_spec(module_name) is None:
         complain(f"the terminal console is not available in this build ({module_name} is missing); "
                  "the command-line subcommands work: see omeconsole --help")
@@ -72,7 +73,8 @@ def _run_ui(module_name: str, function: str, settings: Settings, **options: Any)
         complain(f"{module_name} cannot start: {error.name} is not installed; the demo runs the simulator, "
                  "which needs: pip install 'omeconsole[simulator]'")
         return exit_codes.REFUSED
-    result = entry(settings, **options)
+    start = gc_policy.console(debug=debug)
+    result = entry(settings, **options, **({"start_watch": start} if watched else {}))
     return result if isinstance(result, int) else exit_codes.OK
 
 
@@ -146,8 +148,7 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
 
 def _command(args: argparse.Namespace) -> int:
     command = args.command or "ui"
-    if command != "ui" or args.replay or args.fleet is not None:
-        gc.enable()  # collections are held off only on the way to the console's first screen (see main)
+    gc_policy.command_chosen(holds_off_until_drawn=command == "ui" and not args.replay and args.fleet is None)
     if command == "config":
         return _config(args.action, args.file)
     if args.replay and args.fleet is not None and command != "ui":
@@ -171,8 +172,8 @@ def _command(args: argparse.Namespace) -> int:
     select = getattr(args, "select", None)
     if command == "demo":
         fleet = {"fleet": True} if args.demo_fleet else {}
-        return _run_ui("omeconsole.ui.demo", "run_demo", settings, scenario=args.scenario, seed=args.seed,
-                       select=select, **fleet)
+        return _run_ui("omeconsole.ui.demo", "run_demo", settings, debug=args.debug, watched=True,
+                       scenario=args.scenario, seed=args.seed, select=select, **fleet)
     if args.replay_since is not None and not args.replay:
         complain("--since before the command is for --replay (history takes its own: history NODE --since 2h)")
         return exit_codes.USAGE
@@ -180,13 +181,13 @@ def _command(args: argparse.Namespace) -> int:
         if command != "ui":
             complain(f"--replay opens the console; it does not go with {command}")
             return exit_codes.USAGE
-        return _run_ui("omeconsole.ui.replay.app", "run_replay", settings, since=args.replay_since,
-                       named=bool(args.api_url or args.profile), select=select)
+        return _run_ui("omeconsole.ui.replay.app", "run_replay", settings, debug=args.debug, watched=False,
+                       since=args.replay_since, named=bool(args.api_url or args.profile), select=select)
     if command == "ui":
         # No token is fine: the server answers 401 and the console asks for one.
         from omeconsole.cli import console_start
 
-        return console_start.run_console(settings, select)
+        return console_start.run_console(settings, select, debug=args.debug)
     if command == "alerts":
         import asyncio
 
@@ -231,10 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Names the terminal's encoding cannot show come out as escapes, never as a crash.
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    # Loading a command (pydantic's models, the HTTP client, Textual) makes long-lived objects only: the
-    # collections it would trigger free next to nothing, and cost the console ~40 ms before its first screen.
-    # Held off until the command runs; the console resumes them once its first screen is drawn (ui/app.py).
-    gc.disable()
+    gc_policy.launch()  # no collections while a command loads (cli/gc_policy.py)
     try:
         return _command(build_parser().parse_args(argv))
     except BrokenPipeError:
@@ -245,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
     finally:
-        gc.enable()
+        gc_policy.exiting()
 
 
 if __name__ == "__main__":

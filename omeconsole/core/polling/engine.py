@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import gc
 import logging
 import math
 import random
@@ -57,6 +56,8 @@ class EngineUpdate:
     tree_changed: bool = False
     """`listing()` changed: some AppStreams (or the vhost or app sets) were replaced."""
     connection_changed: bool = False
+    first_listing: bool = False
+    """This batch completed the server's first listing (every app listed once)."""
 
 
 class Refresh(enum.Enum):
@@ -218,8 +219,6 @@ class PollingEngine:
     async def run(self) -> None:
         """Polls until `stop()` (or cancellation); never raises for anything a server does."""
         self._stopped = False
-        if self.settings.freeze_gc:
-            gc.freeze()  # modules, the app and its screens live as long as the process: no collection scans them
         try:
             while not self._stopped:
                 self._wake.clear()
@@ -347,18 +346,12 @@ class PollingEngine:
                 self._link.failed(internal_error_text(error), now)
         self._store.expire(now)
         changed, tree_changed, first_listing = self._store.take_changes()
-        if first_listing and self.settings.freeze_gc and gc.isenabled():
-            # The listing, and what screens built from it, is long-lived: set it aside too. While collections
-            # are held off (the console's start, until its first screen is drawn), whoever holds them off
-            # collects and freezes when it lets them run: not a second time here, in the first screen's way.
-            gc.collect()
-            gc.freeze()
         state = self.connection
         key = (state.status, state.server, state.last_error, state.errors_total)
         connection_changed, self._link_key = key != self._link_key, key
-        if not (changed or tree_changed or connection_changed):
+        if not (changed or tree_changed or connection_changed or first_listing):
             return None
-        update = EngineUpdate(changed, tree_changed, connection_changed)
+        update = EngineUpdate(changed, tree_changed, connection_changed, first_listing)
         for listener in list(self._listeners):
             try:
                 listener(update)
