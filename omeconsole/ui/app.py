@@ -26,6 +26,7 @@ from omeconsole.core.alerts.state import Alert
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, read_config_file
 from omeconsole.core.export import export_directory
+from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
 from omeconsole.core.session import Connector, Session, Started, connector
 from omeconsole.core.text import visible
@@ -36,7 +37,7 @@ from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.keymap import split_keymap
-from omeconsole.ui.live import LiveSession, Pace, Ticker, Unsubscribe, ViewOptions
+from omeconsole.ui.live import LiveSession, Pace, Ticker, ViewOptions
 from omeconsole.ui.past import StoredPast
 from omeconsole.ui.recording import ConsoleRecording, server_of
 from omeconsole.ui.screens.dashboard import DashboardScreen
@@ -202,7 +203,7 @@ class ConsoleApp(App[None]):
         self._live = live
         if self._stop_alerts is not None:
             self._stop_alerts()
-        self._stop_alerts = self._ticker.listen(alert_watch.run_pass) if alert_watch is not None else None
+        self._stop_alerts = self._ticker.add_listener(alert_watch.run_pass) if alert_watch is not None else None
         adops_seam.relay(self, live)
         session.engine.add_listener(partial(self._engine_update, session))
         self.run_worker(started.running if started is not None else session.engine.run(), name="engine",

@@ -80,7 +80,7 @@ class FleetConsoleApp(ConsoleApp):
         for live in self._fleet.lives.values():
             adops_seam.relay(self, live)
         for watch in self._fleet.alert_watches():
-            self._ticker.listen(watch.run_pass)
+            self._ticker.add_listener(watch.run_pass)
         self.run_worker(fleet.run(), name="fleet", group="engine", exclusive=True, exit_on_error=False)
         shown = self._show(self.fleet_screen(self._fleet, select))
         self._watch_start([member.engine for member in fleet], shown)

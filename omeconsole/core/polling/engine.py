@@ -25,6 +25,7 @@ from typing import Any, Literal
 from omeconsole.api.client import DETECTION_REQUESTS, OmeClient
 from omeconsole.api.errors import NotFoundError
 from omeconsole.core.clock import Clock
+from omeconsole.core.listeners import Listeners, Unsubscribe
 from omeconsole.core.polling.budget import Backoff, TokenBucket
 from omeconsole.core.polling.jobs import Detected, DetectJob, Failed, Job, Outcome, fetch, internal_error_text
 from omeconsole.core.polling.link import Link
@@ -58,6 +59,19 @@ class EngineUpdate:
     connection_changed: bool = False
     first_listing: bool = False
     """This batch completed the server's first listing (every app listed once)."""
+    everything: bool = False
+    """Anything may have changed (never from the engine: a screen drawn anew, or shown again, says so)."""
+
+    @property
+    def nodes(self) -> frozenset[NodePath] | None:
+        """The nodes whose view changed; None when anything may have."""
+        return None if self.everything else self.changed
+
+    def __or__(self, other: EngineUpdate) -> EngineUpdate:
+        """Both updates as one (what a screen that draws less often than the engine reports has to draw)."""
+        return EngineUpdate(self.changed | other.changed, self.tree_changed or other.tree_changed,
+                            self.connection_changed or other.connection_changed,
+                            self.first_listing or other.first_listing, self.everything or other.everything)
 
 
 class Refresh(enum.Enum):
@@ -86,7 +100,7 @@ class PollingEngine:
         self._link = Link(client.api_url, Backoff(settings.backoff_base, settings.backoff_cap, rng),
                           settings.backoff_cap)
         self._screen = Screen()
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[[EngineUpdate]] = Listeners("polling engine")
         self._paused = False
         self._once = False
         self._stopped = False
@@ -209,10 +223,9 @@ class PollingEngine:
         self._wake.set()
         return Refresh.ONCE_WHILE_PAUSED if self._paused else Refresh.POLLING
 
-    def add_listener(self, callback: Listener) -> Callable[[], None]:
+    def add_listener(self, callback: Listener) -> Unsubscribe:
         """`callback` gets every update from now on; call what this returns to stop that."""
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+        return self._listeners.add(callback)
 
     # -- the loop -----------------------------------------------------------------------------------
 
@@ -240,9 +253,7 @@ class PollingEngine:
             await asyncio.wait(list(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
             update = self._collect()
             if update is not None:
-                merged = update if merged is None else EngineUpdate(
-                    merged.changed | update.changed, merged.tree_changed or update.tree_changed,
-                    merged.connection_changed or update.connection_changed)
+                merged = update if merged is None else merged | update
             self._guarded(self._launch)
         return merged
 
@@ -352,11 +363,7 @@ class PollingEngine:
         if not (changed or tree_changed or connection_changed or first_listing):
             return None
         update = EngineUpdate(changed, tree_changed, connection_changed, first_listing)
-        for listener in list(self._listeners):
-            try:
-                listener(update)
-            except Exception:
-                log.exception("an engine listener failed")
+        self._listeners.tell(update)
         return update
 
     def _observe(self, outcome: Outcome, started: float, all_link_errors: bool) -> None:

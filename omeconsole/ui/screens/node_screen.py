@@ -15,11 +15,12 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.tree_model import TreeArranger
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import name_text, node_label
-from omeconsole.ui.live import Changes, LiveSession
+from omeconsole.ui.live import LiveSession
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
@@ -89,7 +90,7 @@ class NodeScreen(LiveScreen):
         engine.set_on_screen((self.path, *parents, *(self._children or ())),
                              [self.path] if self.path.level == "app" else [])
 
-    def redraw(self, changes: Changes) -> None:
+    def redraw(self, changes: EngineUpdate) -> None:
         live = self.live
         now = live.clock.monotonic()
         self.query_one(NodeDetail).show(live.chart_view(self.path), now, live.options.chart_window,
