@@ -153,8 +153,10 @@ class LiveScreen(Screen[None]):
 
     @on(AdOpsChanged)
     def _ads_changed(self, changed: AdOpsChanged) -> None:
-        if changed.shown and self.in_view:
-            self._draw(NOTHING)  # a send or a sighting: the badges now, not at the next data redraw
+        """A send or a sighting changed a badge: drawn as a clock tick draws ages (below), so a redraw that
+        just happened or is on its way shows it, and a burst of ad-ops news costs no extra redraw."""
+        if changed.shown:
+            self._tick()
 
     @property
     def in_view(self) -> bool:
