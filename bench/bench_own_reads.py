@@ -26,12 +26,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from conftest import TEST_TOKEN, running_simulator
+from fake_clock import FakeClock
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.own_reads import OwnReads
 from omeconsole.api.own_reads_journal import Journal
 from omeconsole.api.publisher import PublisherReader
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.own_share import AudienceWindow
 from omeconsole.core.polling.rates import RateWindow
 from omeconsole.model.paths import NodePath

@@ -101,6 +101,16 @@ def _streams_of(engine: Any) -> dict[str, dict[str, list[str]]]:
     return engine.tree()  # type: ignore[no-any-return]
 
 
+def _start_watch() -> Any:
+    """The console's garbage-collection policy told of the start (`cli/gc_policy.py`); None in a checkout that
+    had the engine freeze by itself (`PollSettings.freeze_gc`)."""
+    try:
+        from omeconsole.cli.gc_policy import ConsoleStart
+    except ImportError:
+        return None
+    return ConsoleStart()
+
+
 async def engine_worker(url: str, seconds: float, freeze: bool) -> dict[str, float]:
     from omeconsole.api.client import OmeClient
     from omeconsole.core.clock import SystemClock
@@ -108,10 +118,13 @@ async def engine_worker(url: str, seconds: float, freeze: bool) -> dict[str, flo
     from omeconsole.model.paths import NodePath
 
     counts: Counter[str] = Counter()
-    options = {"freeze_gc": True} if freeze else {}
+    watch = _start_watch() if freeze else None
+    options = {"freeze_gc": True} if freeze and watch is None else {}  # a checkout from before cli/gc_policy.py
     async with OmeClient(url, TOKEN, timeout=5) as client:
         _counting(client, counts)
         engine = PollingEngine(client, SystemClock(), PollSettings(**options))
+        if watch is not None:
+            watch.engine_started(engine)
         pauses = GcPauses()
         gc.callbacks.append(pauses)
         runner = asyncio.create_task(engine.run())
@@ -157,10 +170,11 @@ async def app_worker(url: str, seconds: float, freeze: bool) -> dict[str, float]
     from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
 
     clock = SystemClock()
+    watch = _start_watch() if freeze else None
     connect = (connector(clock, freeze_gc=True) if freeze and "freeze_gc" in inspect.signature(connector).parameters
                else connector(clock))
     app = ConsoleApp(Settings(api_url=url, token=SecretStr(TOKEN)), connect, clock, redraw_gap=REDRAW_GAP,
-                     chart_gap=CHART_GAP)
+                     chart_gap=CHART_GAP, **({"start_watch": watch} if watch is not None else {}))
     pauses = GcPauses()
     gc.callbacks.append(pauses)
     begun = time.monotonic()
@@ -180,10 +194,10 @@ async def rates_worker(fetches_per_s: int, seconds: float) -> dict[str, float]:
     import random
 
     from conftest import TEST_TOKEN, running_simulator
+    from fake_clock import FakeClock
     from rate_truth import errors, play
 
     from omeconsole.api.client import OmeClient
-    from omeconsole.core.clock import FakeClock
     from omeconsole.core.polling.engine import PollingEngine, PollSettings
     from omeconsole.model.paths import NodePath
     from simulator.world.clock import ManualClock

@@ -34,12 +34,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from fake_clock import FakeClock
 from ome_replay import FIXTURES, OmeReplay
 from replay_support import STREAM, captured_rates, drive, replay_clock
 
 from omeconsole.cli.main import _dispatch, _settings
 from omeconsole.cli.parser import build_parser
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.session import connector
 
 SERIES = json.loads((FIXTURES / "stats_stream_series_60s.json").read_text())

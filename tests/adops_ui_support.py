@@ -157,7 +157,7 @@ class AdOpsHost(App[None]):
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self._theme_name
-        relay_changes(self, self.rig.adops)
+        relay_changes(self, lambda changed: self.rig.adops.add_listener(lambda path: changed(path, True)))
         self.push_screen(StreamScreen(self.rig, self.path) if self._first is None else self._first(self.rig))
 
     async def on_unmount(self) -> None:

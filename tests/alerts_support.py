@@ -16,12 +16,12 @@ from typing import Any
 
 import httpx
 from conftest import TEST_TOKEN, running_simulator
+from fake_clock import FakeClock
 
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.alerts.state import Transition
 from omeconsole.core.alerts.webhook_config import WebhookConfig
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
 from omeconsole.exporter.service import Exporter
 from omeconsole.model.paths import NodePath

@@ -20,10 +20,10 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import unquote
 
+from fake_clock import FakeClock
 from loopback_server import Answer, Behaviour, LoopbackServer, Request, Stall
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.clock import FakeClock
 
 IN_BYTES_PER_S = 500_000  # 4 Mbit/s of ingest per stream
 OUT_BYTES_PER_S = 2_000_000  # 16 Mbit/s to viewers

@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from conftest import TEST_TOKEN, running_simulator
+from fake_clock import FakeClock
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.history.observations import ObservedEnd, ObservedSample, ServerId
 from omeconsole.core.history.recorder import Recorder
 from omeconsole.core.history.settings import HistorySettings

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import httpx
+from fake_clock import FakeClock
 
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.engine import PollingEngine
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample

@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from fake_clock import FakeClock
 from ome_replay import OmeReplay
 
 from omeconsole.api.errors import OmeError
 from omeconsole.cli import exit_codes
 from omeconsole.cli.commands import UsageError
+from omeconsole.cli.exit_handling import reported
 from omeconsole.cli.main import _dispatch, _settings
 from omeconsole.cli.parser import build_parser
-from omeconsole.cli.running import reported
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.session import connector
 
 STREAM = "default/app/stream"

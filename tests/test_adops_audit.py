@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock
 
 from omeconsole.core.adops.audit import (
     AUDIT_ENV,
@@ -19,7 +20,6 @@ from omeconsole.core.adops.audit import (
     Intent,
     default_audit_path,
 )
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
 from omeconsole.core.session import connector
 

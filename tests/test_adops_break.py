@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from fake_clock import FakeClock
+
 from omeconsole.core.adops.ad_break import AdBreak, BreakState
 from omeconsole.core.adops.audit import OUTCOME_UNKNOWN
 from omeconsole.core.adops.matcher import PlaylistBreak, Sighting
-from omeconsole.core.clock import FakeClock
 
 
 def test_whole_break_confirmed_by_the_playlist_counts_down_and_ends_by_itself() -> None:

@@ -240,7 +240,7 @@ async def test_an_unexpected_error_in_a_read_is_said_and_reading_goes_on(sim, tm
         ops = AdOps(client, AuditLog(tmp_path / "audit.jsonl"), clock,
                     ServerContext(client.api_url, None, read_only=False), publisher_url=simulator.publisher_url,
                     reader=lambda path: BrokenOnceReader(simulator.publisher_url, path.app or "", path.stream or ""))
-        ops.observe(changes.append)
+        ops.add_listener(changes.append)
         controller = ops.stream(STREAM)
         try:
             with controller.watch():

@@ -6,11 +6,12 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from fake_clock import FakeClock
+
 from omeconsole.core.adops.ad_break import AdBreak, BreakState
 from omeconsole.core.adops.audit import AuditLog, Intent
 from omeconsole.core.adops.recall import recalled_break
 from omeconsole.core.adops.splice_cut import KEYFRAME_INTERVAL_S, estimated_splice
-from omeconsole.core.clock import FakeClock
 from omeconsole.model.paths import NodePath
 
 SERVER = "ome.example:8081"

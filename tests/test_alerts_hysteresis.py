@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from alerts_support import exporter_rig
+from fake_clock import FakeClock
 
 from omeconsole.api.client import OmeClient
 from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.alerts.source import EngineSource, Observed
 from omeconsole.core.alerts.state import AlertStatus, Transition
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.engine import PollingEngine
 from omeconsole.model.paths import NodePath
 

@@ -215,6 +215,7 @@ def console_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any, dict[
     """The console's entry points replaced by recorders: what the command line would open, without a terminal."""
     import omeconsole.ui.app
     import omeconsole.ui.demo
+    from omeconsole.cli.gc_policy import ConsoleStart
 
     calls: list[tuple[str, Any, dict[str, Any]]] = []
 
@@ -222,6 +223,7 @@ def console_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any, dict[
         def record(settings: Any, **options: Any) -> int:
             started = options.pop("started", None)  # the console's session, started while the UI loaded
             assert kind == "demo" or started.session.settings is settings
+            assert isinstance(options.pop("start_watch", None), ConsoleStart)  # the collections' policy is told
             calls.append((kind, settings, options))
             return 0
         return record
@@ -261,7 +263,7 @@ def test_the_console_adopts_a_session_already_polling_while_its_ui_loaded(
 
     handed: list[Started] = []
 
-    def console(settings: Any, *, select: str, started: Started) -> int:
+    def console(settings: Any, *, select: str, started: Started, start_watch: object) -> int:
         engine = started.session.engine
 
         async def first_reading() -> None:

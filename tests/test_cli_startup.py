@@ -19,8 +19,8 @@ import pytest
 SUBCOMMAND_MODULES = {
     "omeconsole.cli.alerts_cmd", "omeconsole.cli.commands", "omeconsole.cli.exporter_cmd",
     "omeconsole.cli.fleet_cmd", "omeconsole.cli.fleet_format", "omeconsole.cli.format",
-    "omeconsole.cli.history_cmd", "omeconsole.cli.record_cmd", "omeconsole.cli.running", "omeconsole.cli.sends",
-    "omeconsole.cli.several", "omeconsole.api.alerts_reader", "omeconsole.core.fleet",
+    "omeconsole.cli.history_cmd", "omeconsole.cli.record_cmd", "omeconsole.cli.exit_handling", "omeconsole.cli.sends",
+    "omeconsole.cli.fleet_dispatch", "omeconsole.api.alerts_reader", "omeconsole.core.fleet",
 }
 """The implementations of the commands other than the console (and the fleet's machinery behind them)."""
 

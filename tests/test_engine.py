@@ -8,9 +8,9 @@ import contextlib
 import random
 from collections.abc import AsyncIterator
 
+from fake_clock import FakeClock
 from fake_ome_server import IN_BYTES_PER_S, OUT_BYTES_PER_S, FakeOme
 
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine, PollSettings
 from omeconsole.model.nodes import NodeState
 from omeconsole.model.paths import NodePath

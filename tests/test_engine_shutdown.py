@@ -7,9 +7,9 @@ import contextlib
 import random
 from collections.abc import AsyncIterator
 
+from fake_clock import FakeClock
 from fake_ome_server import FakeOme
 
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.model.paths import NodePath
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
+from fake_clock import FakeClock
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from omeconsole.core.alerts.source import ChangeListener, Observed
-from omeconsole.core.clock import FakeClock
 from omeconsole.exporter.collector import ExportedServer, ExporterCollector
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath

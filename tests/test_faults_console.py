@@ -19,11 +19,11 @@ from typing import TypeVar
 
 import httpx
 import pytest
+from fake_clock import FakeClock
 
 from omeconsole.api.client import OmeClient
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.adops.operations import AdOps
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.context import ServerContext
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.model.nodes import NodeState

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from fake_clock import FakeClock
 
 from omeconsole.api.client import DETECTION_REQUESTS
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.fleet.budget import BATCH_WAIT_S, FleetBudget
 
 RATE = 10.0

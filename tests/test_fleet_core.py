@@ -9,9 +9,10 @@ import random
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
+from fake_clock import FakeClock
 from fleet_support import SERVERS, fleet_settings, outbound, server_record, simulators
 
-from omeconsole.core.clock import FakeClock, SystemClock
+from omeconsole.core.clock import SystemClock
 from omeconsole.core.fleet.fleet import Fleet
 from omeconsole.model.audience import PLAYBACK
 from omeconsole.model.nodes import NodeState

@@ -6,8 +6,8 @@ import random
 from typing import Any
 
 import pytest
+from fake_clock import FakeClock
 
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
 from omeconsole.core.fleet.fleet import Fleet
 from omeconsole.model.paths import NodePath
@@ -17,11 +17,13 @@ from simulator.http.fleet import start_fleet
 
 def test_the_demo_is_asked_for_a_fleet(monkeypatch: pytest.MonkeyPatch) -> None:
     import omeconsole.ui.demo
+    from omeconsole.cli.gc_policy import ConsoleStart
     from omeconsole.cli.main import main
 
     calls: list[dict[str, Any]] = []
 
     def record(settings: Any, **options: Any) -> int:
+        assert isinstance(options.pop("start_watch"), ConsoleStart)  # the collections' policy is told of the start
         calls.append(options)
         return 0
 

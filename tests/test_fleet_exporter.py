@@ -7,12 +7,12 @@ import random
 from pathlib import Path
 
 import httpx
+from fake_clock import FakeClock
 from fleet_support import SERVERS, fleet_settings
 from prometheus_client.parser import text_string_to_metric_families
 
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.alerts.rules import AlertRule
-from omeconsole.core.clock import FakeClock
 from omeconsole.exporter.service import Exporter
 from simulator.http.fleet import start_fleet
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock
 from history_support import SERVER, STREAM, T0, Reading, Rig, recording_rig, store, write
 
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.history.observations import epoch_of
 from omeconsole.core.history.reader import HistoryReader
 from omeconsole.core.history.replay import READ_ONLY_REASON, ReplayCursor, ReplaySource

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from fake_clock import FakeClock
 
 from omeconsole.api.wire import Id3Frame
 from omeconsole.core.adops.ad_break import AdBreak
 from omeconsole.core.adops.plan import PlanInput, plan_cue_in, plan_cue_out, plan_id3
-from omeconsole.core.clock import FakeClock
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import (
     NO_MARKER_TAGS_NOTE,

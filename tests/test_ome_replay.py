@@ -9,9 +9,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from fake_clock import FakeClock
 from ome_replay import FIXTURES, STATS_PATH, OmeReplay
-
-from omeconsole.core.clock import FakeClock
 
 VIDEO = "/app/stream/chunklist_0_video_7930408358254892257_llhls.m3u8"
 AUDIO = "/app/stream/chunklist_1_audio_7930408358254892257_llhls.m3u8"

@@ -10,11 +10,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from fake_clock import FakeClock
 
 from omeconsole.api.hls import MAX_LINE_CHARS, PlaylistError, parse_media_playlist
 from omeconsole.core.adops.ad_break import AdBreak, BreakState
 from omeconsole.core.adops.seen_break import AHEAD_LIMIT_S, seen_break
-from omeconsole.core.clock import FakeClock
 
 T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 HEX = "0xFC302500000000000000FFF01405000000017FEFFE0029328000000000000000"

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock
 from loopback_server import Answer, Behaviour, LoopbackServer, Request, Stall
 
 from omeconsole.api.client import OmeClient
@@ -23,7 +24,6 @@ from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.adops.operations import AdOps
 from omeconsole.core.adops.playlist_watch import PlaylistWatch
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.context import ServerContext
 from omeconsole.core.polling.budget import TokenBucket
 from omeconsole.model.paths import NodePath

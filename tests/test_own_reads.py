@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from conftest import TEST_TOKEN, running_simulator
+from fake_clock import FakeClock
 from omeconsole.core.exporter.service import Exporter
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
@@ -30,7 +31,6 @@ from omeconsole.api.client import OmeClient
 from omeconsole.api.http import HttpTransport
 from omeconsole.api.own_reads import CLOSE_GRACE_S, OwnReads
 from omeconsole.api.publisher import PublisherReader
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.break_screen import AdBreakScreen

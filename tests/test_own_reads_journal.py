@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from fake_clock import FakeClock
+
 from omeconsole.api import own_reads_journal
 from omeconsole.api.own_reads import OwnReads
 from omeconsole.api.own_reads_journal import Journal, journal_path
-from omeconsole.core.clock import FakeClock
 from omeconsole.model.paths import NodePath
 
 STREAM = NodePath("default", "app", "backup")

@@ -14,9 +14,11 @@ from importlib import metadata
 from pathlib import Path
 
 import omeconsole
+from omeconsole.ui.textual_compat import WRITTEN_FOR
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 
 SIMULATOR_ONLY = ("numpy", "threefive", "httptools", "uvloop")
+ROOT = Path(__file__).resolve().parents[1]
 BLOCK = f"import sys\nfor name in {SIMULATOR_ONLY!r}: sys.modules[name] = None\n"
 
 
@@ -56,9 +58,17 @@ def _pinned(package: str) -> str:
 
 
 def test_libraries_whose_private_classes_we_extend_are_installed_at_their_exact_pin() -> None:
-    # simulator/http/limits.py subclasses uvicorn's HttpToolsProtocol; ui/gc_tuning.py patches Textual's Strip.
+    # simulator/http/limits.py subclasses uvicorn's HttpToolsProtocol.
     assert metadata.version("uvicorn") == _pinned("uvicorn")
-    assert metadata.version("textual") == _pinned("textual")
+
+
+def test_textual_is_a_range_and_the_lock_file_pins_a_version_its_compatibility_module_was_written_for() -> None:
+    # ui/textual_compat.py reaches into Textual's private Strip only on the versions it lists (tests/test_gc_policy.py).
+    requirements = [r for r in metadata.requires("omeconsole") or [] if r.startswith("textual") and "plotext" not in r]
+    assert requirements and all("==" not in r and ">=" in r and "<" in r for r in requirements), requirements
+    locked = [line for line in (ROOT / "requirements.lock").read_text().splitlines() if line.startswith("textual==")]
+    assert locked == [f"textual=={metadata.version('textual')}"]
+    assert metadata.version("textual") in WRITTEN_FOR
 
 
 def test_the_simulator_s_dependencies_are_an_extra_not_the_console_s() -> None:

@@ -12,13 +12,12 @@ import random
 import tracemalloc
 from collections.abc import AsyncIterator
 
-import pytest
+from fake_clock import FakeClock
 from fake_ome_server import IN_BYTES_PER_S, OUT_BYTES_PER_S, FakeOme
 
 from omeconsole.api.client import DETECTION_REQUESTS
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.budget import TokenBucket
-from omeconsole.core.polling.engine import PollingEngine, PollSettings, Refresh
+from omeconsole.core.polling.engine import EngineUpdate, PollingEngine, PollSettings, Refresh
 from omeconsole.model.nodes import NodeState
 from omeconsole.model.paths import NodePath
 
@@ -237,86 +236,21 @@ async def test_each_node_says_how_often_it_was_really_sampled() -> None:
         assert all(engine.node(path).state is NodeState.LIVE for path in visible)  # stale follows that pace
 
 
-async def test_the_first_complete_listing_freezes_what_was_allocated_so_far() -> None:
+async def test_the_batch_that_completes_the_first_listing_says_so_once() -> None:
     clock = FakeClock()
     fake = FakeOme(clock, vhosts=2, apps_per_vhost=3, streams_per_app=10)
-    gc.unfreeze()
     async with fake.serving(), fake.client() as client:
-        engine = PollingEngine(client, clock, PollSettings(freeze_gc=True, request_budget=float(DETECTION_REQUESTS)),
+        engine = PollingEngine(client, clock, PollSettings(request_budget=float(DETECTION_REQUESTS)),
                                rng=random.Random(1))
-        try:
-            await engine.poll_cycle()  # the budget allows the detection, not yet the apps' listings
-            assert engine.listing() and gc.get_freeze_count() == 0
-            for _ in range(4):
-                clock.advance(1.0)
-                await engine.poll_cycle()
-            assert [len(apps) for apps in engine.listing().values()] == [3, 3]
-            assert gc.get_freeze_count() > 0  # everything listed once: the long-lived objects are set aside
-        finally:
-            gc.unfreeze()
-
-
-async def test_while_collections_are_held_off_the_first_listing_leaves_collecting_to_whoever_holds_them() -> None:
-    """The console's start holds collections off until its first screen is drawn, then collects and freezes:
-    the engine's own collection at its first listing would only stand in the first screen's way."""
-    clock = FakeClock()
-    fake = FakeOme(clock, vhosts=2, apps_per_vhost=3, streams_per_app=10)
-    collections: list[int] = []
-
-    def count(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            collections.append(info["generation"])
-
-    gc.unfreeze()
-    was_enabled = gc.isenabled()
-    gc.disable()
-    gc.callbacks.append(count)
-    try:
-        async with fake.serving(), fake.client() as client:
-            engine = PollingEngine(client, clock, PollSettings(freeze_gc=True), rng=random.Random(1))
-            for _ in range(4):
-                await engine.poll_cycle()
-                clock.advance(1.0)
-            assert [len(apps) for apps in engine.listing().values()] == [3, 3]
-            assert collections == [] and gc.get_freeze_count() == 0
-    finally:
-        gc.callbacks.remove(count)
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-
-
-async def test_the_running_engine_freezes_what_exists_when_it_starts() -> None:
-    """Modules, the app and its screens: before any listing (here the server is not even there)."""
-    clock = FakeClock()
-    fake = FakeOme(clock, vhosts=1, apps_per_vhost=1, streams_per_app=1)
-    gc.unfreeze()
-    async with fake.serving():
-        await fake.stop_listening()
-        async with fake.client() as client:
-            engine = PollingEngine(client, clock, PollSettings(freeze_gc=True), rng=random.Random(1))
-            task = asyncio.create_task(engine.run())
-            try:
-                await asyncio.wait_for(clock.parked(1), 10)
-                assert engine.connection.status == "unreachable" and gc.get_freeze_count() > 0
-            finally:
-                engine.stop()
-                await asyncio.wait_for(task, 10)
-                gc.unfreeze()
-
-
-@pytest.mark.parametrize("freeze", [False])
-async def test_without_the_setting_nothing_is_frozen(freeze: bool) -> None:
-    clock = FakeClock()
-    fake = FakeOme(clock, vhosts=1, apps_per_vhost=2, streams_per_app=3)
-    gc.unfreeze()
-    async with fake.serving(), fake.client() as client:
-        engine = PollingEngine(client, clock, PollSettings(freeze_gc=freeze), rng=random.Random(1))
-        for _ in range(4):
-            await engine.poll_cycle()
+        updates: list[EngineUpdate] = []
+        engine.add_listener(updates.append)
+        await engine.poll_cycle()  # the budget allows the detection, not yet the apps' listings
+        assert engine.listing() and not any(update.first_listing for update in updates)
+        for _ in range(8):
             clock.advance(1.0)
-        assert engine.listing()["vh0"]["app1"].live == ("s0", "s1", "s2")
-        assert gc.get_freeze_count() == 0
+            await engine.poll_cycle()
+        assert [len(apps) for apps in engine.listing().values()] == [3, 3]
+        assert sum(update.first_listing for update in updates) == 1
 
 
 async def test_refresh_while_paused_reads_every_node_on_screen_once_not_only_as_many_as_run_at_a_time() -> None:

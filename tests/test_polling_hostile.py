@@ -10,10 +10,10 @@ import random
 from typing import Any
 
 import pytest
+from fake_clock import FakeClock
 from fake_ome_server import IN_BYTES_PER_S, FakeOme
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.model.nodes import NodeState
 from omeconsole.model.paths import NodePath

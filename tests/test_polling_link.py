@@ -14,9 +14,9 @@ import random
 from collections.abc import AsyncIterator
 
 from conftest import TEST_TOKEN, running_simulator
+from fake_clock import FakeClock
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.model.nodes import NodeState
 from omeconsole.model.paths import NodePath

@@ -13,10 +13,10 @@ import random
 
 import pytest
 from conftest import TEST_TOKEN, running_simulator
+from fake_clock import FakeClock
 from rate_truth import Run, errors, play
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.model.paths import NodePath
 

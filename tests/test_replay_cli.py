@@ -15,12 +15,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock
 from ome_replay import FIXTURES, STATS_PATH
 from replay_support import STREAM, captured_rates, replay_clock, replaying, run_command
 
 from omeconsole.cli import exit_codes
 from omeconsole.core.adops.splice_cut import KEYFRAME_INTERVAL_S, estimated_splice, hms
-from omeconsole.core.clock import FakeClock
 
 SERIES = json.loads((FIXTURES / "stats_stream_series_60s.json").read_text())
 NO_MARKERS = ("this server writes no ad markers into its playlists: players and ad insertion downstream see no "

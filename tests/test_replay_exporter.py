@@ -12,13 +12,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fake_clock import FakeClock
 from ome_replay import FIXTURES, OmeReplay
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 from replay_support import STREAM, replay_clock, replaying, run_command
 
 from omeconsole.core.adops.audit import AuditLog
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
 from omeconsole.exporter.service import Exporter
 

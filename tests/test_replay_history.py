@@ -12,12 +12,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock
 from ome_replay import FIXTURES, STATS_PATH, OmeReplay
 from pydantic import SecretStr
 from replay_support import replay_clock
 
 from omeconsole.cli.main import main
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
 from omeconsole.core.history.observations import ServerId
 from omeconsole.core.history.recorder import Recorder

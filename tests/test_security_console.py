@@ -9,11 +9,11 @@ import random
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import OmeError
 from omeconsole.api.wire import Id3Frame
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import load_settings
 from omeconsole.core.polling.engine import PollingEngine, PollSettings
 from omeconsole.core.session import connector

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from conftest import TEST_TOKEN, running_simulator
+from fake_clock import FakeClock
 
 from omeconsole.api.client import OmeClient
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.adops.operations import AdOps
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
 

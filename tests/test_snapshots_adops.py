@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from adops_ui_support import AdOpsHost, Rig, named_rig
+from fake_clock import FakeClock
 from pydantic import SecretStr
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -27,7 +28,6 @@ from textual.widgets import Input, Select
 from ui_support import TOKEN, ThreadedSimulator, quiet_ui
 
 from omeconsole.api.client import OmeClient
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import running_simulator
+from fake_clock import FakeClock
 
 from omeconsole.api.publisher import PublisherReader
 from omeconsole.cli.parser import build_parser, flags
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import load_settings
 from omeconsole.core.thumbnails.follow import ABSENT_RETRY_S, ThumbnailFollower
 from simulator.world.clock import ManualClock

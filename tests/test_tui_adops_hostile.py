@@ -19,6 +19,7 @@ import pytest
 from adops_support import SharedClock
 from adops_ui_support import AdOpsHost, Rig, named_rig, rendered, sends_done, text_of, toasts
 from conftest import TEST_TOKEN
+from fake_clock import FakeClock
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from loopback_server import Answer, LoopbackServer, Request
@@ -30,7 +31,6 @@ from textual.widgets import DataTable, Select, Static
 from wait_support import until
 
 from omeconsole.core.adops.audit import AuditLog
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import ConfirmSettings, Settings
 from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from fake_clock import FakeClock
 from textual.widgets import DataTable, Static
 from ui_support import (
     SEED,
@@ -30,7 +31,6 @@ from ui_support import (
 
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.alerts.state import Alert, AlertKey, AlertStatus
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import AlertNotices
 from omeconsole.core.session import connector
 from omeconsole.core.text import visible

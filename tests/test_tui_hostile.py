@@ -15,6 +15,7 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
+from fake_clock import FakeClock
 from fake_ome_server import FakeOme
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,6 @@ from loopback_server import Answer, Behaviour, Request
 from textual.widgets import Static
 from ui_support import Driver, ParkingClock, make_app, quiet_ui, shown, status_of
 
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.text import visible
 from omeconsole.model.nodes import NodeState
 from omeconsole.model.paths import NodePath

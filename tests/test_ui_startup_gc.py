@@ -25,6 +25,7 @@ from ui_support import (
     threaded_sim,
 )
 
+from omeconsole.cli.gc_policy import ConsoleStart
 from omeconsole.core.session import Started, connector
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.screens.dashboard import DashboardScreen
@@ -49,16 +50,16 @@ def collections_as_the_command_line_leaves_them() -> Iterator[None]:
 async def test_collections_resume_once_the_first_screen_is_drawn(
         collections_as_the_command_line_leaves_them: None, threaded_sim: ThreadedSimulator,
         console_clock: ParkingClock, tmp_path: Path) -> None:
-    connect = connector(console_clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl", freeze_gc=True)
+    connect = connector(console_clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl")
     settings = make_settings(threaded_sim.api_url)
     session = connect(settings)
     started = Started(session, asyncio.get_running_loop(), asyncio.create_task(session.engine.run()))
     app = ConsoleApp(settings, connect, console_clock, started=started, theme_dirs=[BUILTIN_THEME_DIR],
-                     export_dir=tmp_path / "exports", record_history=False)
+                     export_dir=tmp_path / "exports", record_history=False, start_watch=ConsoleStart())
     async with app.run_test(size=(100, 30)) as pilot:
         await Driver(pilot, console_clock, threaded_sim).settle()
         assert isinstance(app.screen, DashboardScreen)
-        freezing = [worker for worker in app.workers if worker.group == "gc"]  # a finished worker has left
+        freezing = [worker for worker in app.workers if worker.group == "start"]  # a finished worker has left
         if freezing:
             await app.workers.wait_for_complete(freezing)
         assert gc.isenabled()

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import trustme
+from fake_clock import FakeClock
 from fake_ome_server import FakeOme
 from loopback_server import Answer, Behaviour, LoopbackServer, Request, Stall
 
@@ -22,7 +23,6 @@ from omeconsole.api.client import OmeClient
 from omeconsole.api.errors import ProtocolError, ReplyTooLarge, UnaddressableError, UnreachableError
 from omeconsole.api.http import MiB
 from omeconsole.api.publisher import PlaylistUnreadable, PublisherReader
-from omeconsole.core.clock import FakeClock
 from omeconsole.model.paths import NodePath
 
 TOKEN = "hostile-test-token"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 
 import pytest
+from fake_clock import FakeClock
 from pydantic import SecretStr
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -26,7 +27,6 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from omeconsole.api.http import Cap, HttpTransport, Method, Reply, Timeouts
-from omeconsole.core.clock import FakeClock
 from omeconsole.core.config import Settings
 from omeconsole.core.session import Connector, Session, connector
 from omeconsole.model.paths import NodePath

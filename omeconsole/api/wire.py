@@ -7,9 +7,9 @@ Field names are the wire's camelCase so that a model dumps to exactly what the s
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 PROVIDER_PROTOCOLS: tuple[str, ...] = (
     "file", "mpegts", "multiplex", "ovt", "rtmp", "rtsp", "rtsppull", "scheduled", "srt", "webrtc",
@@ -77,14 +77,6 @@ class StatsRecordV1(WireModel):
     totalConnections: int
 
 
-class Envelope(WireModel):
-    """Every JSON reply: message, statusCode and, on reads, response."""
-
-    message: str
-    statusCode: int
-    response: object | None = None
-
-
 class VersionInfo(WireModel):
     gitVersion: str
     version: str
@@ -116,16 +108,6 @@ class Id3EventSet(WireModel):
     eventType: Id3EventType = "event"
     events: list[Id3Frame]
     urgent: bool | None = None
-
-
-EventSet = Annotated[CueEventSet | Id3EventSet, Field(discriminator="eventFormat")]
-
-
-class ActionResult(WireModel):
-    """One element of the open source sendEvents reply (a bare array, 207 when results differ)."""
-
-    message: str
-    statusCode: int
 
 
 def dump_event_set(event_set: CueEventSet | Id3EventSet) -> dict[str, object]:

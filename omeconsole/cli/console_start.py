@@ -6,18 +6,17 @@ the event loop the console will then run on: edition detection (whose reply is t
 the first listing and the selected node's first reading travel while a worker thread imports the UI.
 The console adopts that running session (`run_app(..., started=...)`) rather than connecting again,
 so its first screen draws what has already arrived. Garbage collection stays off (the command line
-turned it off at launch) until that first screen is drawn: the console turns it back on then.
+turned it off at launch) until that first screen is drawn (`gc_policy`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 import importlib.util
 from types import ModuleType
 
-from omeconsole.cli import exit_codes
+from omeconsole.cli import exit_codes, gc_policy
 from omeconsole.cli.output import complain
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import Settings
@@ -27,8 +26,9 @@ from omeconsole.model.paths import NodePath
 CONSOLE_MODULE = "omeconsole.ui.app"
 
 
-def run_console(settings: Settings, select: str | None) -> int:
-    """The console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]"."""
+def run_console(settings: Settings, select: str | None, *, debug: bool = False) -> int:
+    """The console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]". `debug`:
+    how the process is tuned is said on stderr first."""
     if importlib.util.find_spec(CONSOLE_MODULE) is None:
         complain(f"the terminal console is not available in this build ({CONSOLE_MODULE} is missing); "
                  "the command-line subcommands work: see omeconsole --help")
@@ -37,12 +37,10 @@ def run_console(settings: Settings, select: str | None) -> int:
     started: Started | None = None
     try:
         started = loop.run_until_complete(_start(loop, settings, select))
-        if started is None:
-            gc.enable()  # the console connects itself: nothing resumes collections after its first screen
         # The engine's task goes on with its requests (on this loop) while the UI is imported.
         module: ModuleType = loop.run_until_complete(asyncio.to_thread(importlib.import_module, CONSOLE_MODULE))
-        gc.freeze()  # the UI's modules live as long as the process (as the engine's own freeze intends)
-        result = module.run_app(settings, select=select, started=started)
+        result = module.run_app(settings, select=select, started=started,
+                                start_watch=gc_policy.console(debug=debug))
         return result if isinstance(result, int) else exit_codes.OK
     finally:
         _close(loop, started)
@@ -52,7 +50,7 @@ async def _start(loop: asyncio.AbstractEventLoop, settings: Settings, select: st
     """The session and its engine's task; None when the settings cannot make one (the console then
     connects itself and says why, as without this head start)."""
     try:
-        session = connector(SystemClock(), freeze_gc=True)(settings)
+        session = connector(SystemClock())(settings)
     except ValueError:
         return None
     if select:

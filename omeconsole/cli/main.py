@@ -6,14 +6,13 @@ command; each command's implementation (the console and the demo's embedded simu
 imported here when that command runs, so `--help` and every command start light, the console's first
 requests leave before any other command's machinery is loaded, and the command line never imports
 the simulator. Commands on several servers (`--fleet NAME`, a send's `--servers A,B`) are run by
-`several.py`.
+`fleet_dispatch.py`.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import importlib
 import importlib.util
 import os
@@ -22,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from omeconsole.cli import exit_codes
+from omeconsole.cli import exit_codes, gc_policy
 from omeconsole.cli.output import complain
 from omeconsole.cli.parser import NAMED_COMMANDS, SENDS, build_parser, flags
 
@@ -50,12 +49,12 @@ def _named_profile(args: argparse.Namespace) -> str | None:
     configuration error (exit 2) like any other way of naming a server."""
     if args.command not in NAMED_COMMANDS:
         return None
-    from omeconsole.cli import several
+    from omeconsole.cli import fleet_dispatch
     from omeconsole.cli.commands import UsageError
     from omeconsole.core.config import ConfigError
 
     try:
-        return several.named_profile(args)
+        return fleet_dispatch.named_profile(args)
     except UsageError as error:
         raise ConfigError(str(error)) from None
 
@@ -67,8 +66,10 @@ def _server_flags(args: argparse.Namespace) -> list[str]:
     return [flag for flag, value in named.items() if value is not None]
 
 
-def _run_ui(module_name: str, function: str, settings: Settings, **options: Any) -> int:
-    """Start the console (or its demo), imported only now: a dynamic import keeps the commands light."""
+def _run_ui(module_name: str, function: str, settings: Settings, *, debug: bool, watched: bool,
+            **options: Any) -> int:
+    """Start the console (or its demo), imported only now: a dynamic import keeps the commands light.
+    Its collections tuned (`gc_policy.console`); `watched`: the entry takes the policy's `start_watch`."""
     if importlib.util.find_spec(module_name) is None:
         complain(f"the terminal console is not available in this build ({module_name} is missing); "
                  "the command-line subcommands work: see omeconsole --help")
@@ -79,19 +80,21 @@ def _run_ui(module_name: str, function: str, settings: Settings, **options: Any)
         complain(f"{module_name} cannot start: {error.name} is not installed; the demo runs the simulator, "
                  "which needs: pip install 'omeconsole[simulator]'")
         return exit_codes.REFUSED
-    result = entry(settings, **options)
+    start = gc_policy.console(debug=debug)
+    result = entry(settings, **options, **({"start_watch": start} if watched else {}))
     return result if isinstance(result, int) else exit_codes.OK
 
 
 async def _dispatch(session: Session, args: argparse.Namespace) -> int:
-    from omeconsole.cli import sends, several
+    from omeconsole.cli import fleet_dispatch, sends
     from omeconsole.cli.commands import cmd_info, cmd_ls, cmd_stats
 
-    path = several.named_path(args)
+    path = fleet_dispatch.named_path(args)
     if args.command == "ls":
         return await cmd_ls(session.client, args, path=path)
     if args.command == "stats":
-        return await cmd_stats(session.client, args, session.clock, path=path, server=several.named_profile(args))
+        return await cmd_stats(session.client, args, session.clock, path=path,
+                               server=fleet_dispatch.named_profile(args))
     if args.command == "info":
         return await cmd_info(session.client, args, path=path)
     return await sends.cmd_send(session, args)
@@ -100,7 +103,7 @@ async def _dispatch(session: Session, args: argparse.Namespace) -> int:
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
     """The command on one session; SIGINT, SIGTERM and SIGHUP stop it cleanly (a send's outcome is logged)."""
     from omeconsole.cli.commands import UsageError
-    from omeconsole.cli.running import interruptible
+    from omeconsole.cli.exit_handling import interruptible
     from omeconsole.core.clock import SystemClock
     from omeconsole.core.session import connector
 
@@ -116,8 +119,7 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
 
 def _command(args: argparse.Namespace) -> int:
     command = args.command or "ui"
-    if command != "ui" or args.replay or args.fleet is not None:
-        gc.enable()  # collections are held off only on the way to the console's first screen (see main)
+    gc_policy.command_chosen(holds_off_until_drawn=command == "ui" and not args.replay and args.fleet is None)
     if command == "config":
         from omeconsole.cli.config_cmd import run_config
 
@@ -130,9 +132,9 @@ def _command(args: argparse.Namespace) -> int:
 
         return schedule_cmd.run_schedule(args, lambda: _settings(args))
     if args.fleet is not None or getattr(args, "servers", None):
-        from omeconsole.cli import several
+        from omeconsole.cli import fleet_dispatch
 
-        return several.run(args, command)
+        return fleet_dispatch.run(args, command)
     from omeconsole.core.config import ConfigError
 
     if command == "demo" and (given := _server_flags(args)):
@@ -147,8 +149,8 @@ def _command(args: argparse.Namespace) -> int:
     select = getattr(args, "select", None)
     if command == "demo":
         fleet = {"fleet": True} if args.demo_fleet else {}
-        return _run_ui("omeconsole.ui.demo", "run_demo", settings, scenario=args.scenario, seed=args.seed,
-                       select=select, **fleet)
+        return _run_ui("omeconsole.ui.demo", "run_demo", settings, debug=args.debug, watched=True,
+                       scenario=args.scenario, seed=args.seed, select=select, **fleet)
     if args.replay_since is not None and not args.replay:
         complain("--since before the command is for --replay (history takes its own: history NODE --since 2h)")
         return exit_codes.USAGE
@@ -156,13 +158,13 @@ def _command(args: argparse.Namespace) -> int:
         if command != "ui":
             complain(f"--replay opens the console; it does not go with {command}")
             return exit_codes.USAGE
-        return _run_ui("omeconsole.ui.replay.app", "run_replay", settings, since=args.replay_since,
-                       named=bool(args.api_url or args.profile), select=select)
+        return _run_ui("omeconsole.ui.replay.app", "run_replay", settings, debug=args.debug, watched=False,
+                       since=args.replay_since, named=bool(args.api_url or args.profile), select=select)
     if command == "ui":
         # No token is fine: the server answers 401 and the console asks for one.
         from omeconsole.cli import console_start
 
-        return console_start.run_console(settings, select)
+        return console_start.run_console(settings, select, debug=args.debug)
     if command == "alerts":
         import asyncio
 
@@ -177,7 +179,7 @@ def _command(args: argparse.Namespace) -> int:
 
         return history_cmd.run(args, settings)
     if settings.token_value() is None:
-        from omeconsole.cli.several import no_token
+        from omeconsole.cli.fleet_dispatch import no_token
 
         complain(no_token())
         return exit_codes.USAGE
@@ -197,7 +199,7 @@ def _command(args: argparse.Namespace) -> int:
         complain("warning: TLS certificate verification is off (--insecure)")
     import asyncio
 
-    from omeconsole.cli.running import reported
+    from omeconsole.cli.exit_handling import reported
 
     return reported(lambda: asyncio.run(_run(settings, args)))
 
@@ -207,10 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Names the terminal's encoding cannot show come out as escapes, never as a crash.
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    # Loading a command (pydantic's models, the HTTP client, Textual) makes long-lived objects only: the
-    # collections it would trigger free next to nothing, and cost the console ~40 ms before its first screen.
-    # Held off until the command runs; the console resumes them once its first screen is drawn (ui/app.py).
-    gc.disable()
+    gc_policy.launch()  # no collections while a command loads (cli/gc_policy.py)
     try:
         return _command(build_parser().parse_args(argv))
     except BrokenPipeError:
@@ -221,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 128 + signal.SIGINT
     finally:
-        gc.enable()
+        gc_policy.exiting()
 
 
 if __name__ == "__main__":

@@ -348,6 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
     _select_option(parser, suppress=False)
     parser.add_argument("--replay", action="store_true",
                         help="open the console on recorded data (the history store), asking no server")
+    parser.add_argument("--debug", action="store_true",
+                        help="the console says on stderr how this process is tuned (garbage collection, "
+                             "Textual compatibility) before it takes the terminal")
     parser.add_argument("--since", dest="replay_since", type=duration_argument, metavar="DURATION",
                         help="with --replay: how far back the replay reaches (default 1h): 30m, 2h, 1d")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

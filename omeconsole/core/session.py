@@ -70,20 +70,18 @@ class Started:
     """The engine's `run()`."""
 
 
-def poll_settings(settings: Settings, *, freeze_gc: bool = False) -> PollSettings:
+def poll_settings(settings: Settings) -> PollSettings:
     return PollSettings(interval=settings.interval, listing_interval=settings.listing_interval,
                         request_budget=settings.request_budget, max_concurrency=settings.max_concurrency,
-                        history_seconds=settings.history_seconds, ended_keep_seconds=settings.history_seconds,
-                        freeze_gc=freeze_gc)
+                        history_seconds=settings.history_seconds, ended_keep_seconds=settings.history_seconds)
 
 
 def connector(clock: Clock, *, rng: random.Random | None = None, transport: Transport | None = None,
-              audit_path: Path | None = None, demo: bool = False, freeze_gc: bool = False,
+              audit_path: Path | None = None, demo: bool = False,
               bucket: TokenBucket | None = None, pacing: Callable[[Settings], PollSettings] | None = None) -> Connector:
     """The real thing: a client over HTTP, an engine on `clock`, ad operations with their audit log.
 
     Sends go to `audit_path`, else the user's audit log, or its demo twin for the embedded simulator.
-    `freeze_gc`: the console process's own connector sets it (see `PollSettings.freeze_gc`); tests do not.
     `bucket`: one request budget for every session this connector makes (a fleet's); by default each
     engine has its own. `pacing`: the engine's settings from the session's (default `poll_settings`;
     headless programs keep shorter histories)."""
@@ -94,7 +92,7 @@ def connector(clock: Clock, *, rng: random.Random | None = None, transport: Tran
         wire = transport if transport is not None else HttpTransport(verify=not settings.insecure)
         client = OmeClient(settings.api_url, token or "", timeout=settings.timeout,
                            verify=not settings.insecure, transport=TimedTransport(wire, meter, clock))
-        polling = pacing(settings) if pacing is not None else poll_settings(settings, freeze_gc=freeze_gc)
+        polling = pacing(settings) if pacing is not None else poll_settings(settings)
         engine = PollingEngine(client, clock, polling, rng=rng, bucket=bucket)
         context = ServerContext(api_url=client.api_url, profile=settings.profile, read_only=settings.read_only,
                                 demo=demo)

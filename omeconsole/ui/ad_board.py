@@ -4,12 +4,12 @@ One `AdBoard` per session. Every stream controller the console's screens use is 
 (`controller(path)`, which is `AdOps.stream(path)`), so the board knows every stream this console
 has sent to, watched or followed, and can say in a few characters where a break stands (`AD 0:24`)
 and which streams of an application or host are on air, whoever sent the break. It is the session's
-one observer of `AdOps` and hands its news on to screens that listen (and stop listening when they
-go), only when what a row, header or status line shows of a stream changed.
+one listener of `AdOps` and hands every change on, with whether what a row, header or status line
+shows of the stream changed (the app relays it to its screens as one message, `AdOpsChanged`).
 
 Given the session's engine, the board also follows the playlists of the streams on screen
-(`core.adops.playlist_watch`) while any screen listens: that is how a break the console did not send
-reaches the badges.
+(`core.adops.playlist_watch`) while any screen asks it to (`follow_playlists`): that is how a break the
+console did not send reaches the badges.
 """
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ from omeconsole.core.adops.ad_break import BreakState, BreakView
 from omeconsole.core.adops.controller import StreamController
 from omeconsole.core.adops.operations import AdOps
 from omeconsole.core.adops.playlist_watch import FirstSeen, PlaylistWatch, WatchedScreen, stop
+from omeconsole.core.listeners import Listeners, Unsubscribe
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import ServerInfo
 
-Listener = Callable[[NodePath], None]
+Listener = Callable[[NodePath, bool], None]
+"""`listener(path, shown)`: `shown` says whether what a row, header or status line shows of it changed."""
 
 
 def countdown(seconds: float) -> str:
@@ -80,14 +82,15 @@ class AdBoard:
         detection found (for whether the server writes ad markers at all)."""
         self.adops = adops
         self._known: dict[NodePath, StreamController] = {}
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[[NodePath, bool]] = Listeners("ad board")
+        self._followers = 0
         self._shown: dict[NodePath, tuple[object, ...]] = {}
         self._server = server
         self.watch = None if engine is None else PlaylistWatch(
             engine, adops.publisher_url, self.controller, self._known.get, self._with_break, self._changed,
             adops.clock, markers_written=self.markers_written, verify=verify, own=adops.client.own_reads)
         self._following: asyncio.Task[None] | None = None
-        adops.observe(self._changed)
+        adops.add_listener(self._changed)
 
     def markers_written(self) -> bool | None:
         """Whether this server writes ad markers (False: breaks sent by others cannot be seen on it)."""
@@ -127,21 +130,29 @@ class AdBoard:
                  if (under is None or _within(path, under)) and (badge := badge_of(controller.view())) is not None]
         return sorted(found, key=lambda item: (not item[1].on_air, str(item[0])))
 
-    def listen(self, listener: Listener) -> Callable[[], None]:
-        """`listener(path)` whenever what a stream's row, header or status line shows of its ad break
-        changed; call what this returns to stop. Playlists are followed while anyone listens."""
-        self._listeners.append(listener)
+    def add_listener(self, listener: Listener) -> Unsubscribe:
+        """`listener(path, shown)` at every change of a stream's ad operations (a read, a send, a sighting)."""
+        return self._listeners.add(listener)
+
+    def follow_playlists(self) -> Unsubscribe:
+        """The playlists of the streams on screen are followed until every caller has called what this
+        returns (a screen that cannot be seen stops asking)."""
+        self._followers += 1
         if self.watch is not None and self._following is None:
             self._following = asyncio.get_running_loop().create_task(self.watch.run(), name="playlist watch")
+        asked = True
 
-        def unlisten() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-            if not self._listeners and self._following is not None:
+        def unfollow() -> None:
+            nonlocal asked
+            if not asked:
+                return
+            asked = False
+            self._followers -= 1
+            if not self._followers and self._following is not None:
                 self._following.cancel()
                 self._following = None
 
-        return unlisten
+        return unfollow
 
     async def aclose(self) -> None:
         """Stop following playlists (the session ends)."""
@@ -159,15 +170,14 @@ class AdBoard:
 
     def _changed(self, path: NodePath) -> None:
         controller = self._known.get(path)
+        changed_shown = True
         if controller is not None:
             if self.watch is not None:
                 self.watch.noted(controller)
             shown = self._shown_of(controller)
-            if self._shown.get(path) == shown:
-                return  # a read that changed nothing a row, header or status line shows
+            changed_shown = self._shown.get(path) != shown  # False: a read that changed nothing a row shows
             self._shown[path] = shown
-        for listener in list(self._listeners):
-            listener(path)
+        self._listeners.tell(path, changed_shown)
 
 
 def _within(path: NodePath, ancestor: NodePath) -> bool:

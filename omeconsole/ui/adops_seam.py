@@ -49,7 +49,7 @@ async def id3_flow(app: App[Any], controller: StreamController, settings: Settin
 
 def relay(app: App[Any], live: LiveSession) -> None:
     """The session's ad-ops changes reach every screen of `app` (the ad-break and events screens redraw)."""
-    relay_changes(app, live.session.adops)
+    relay_changes(app, live.ad_board.add_listener)
 
 
 def ad_break_screen(controller: StreamController, live: LiveSession) -> Screen[None]:

@@ -10,13 +10,12 @@ screens of the old one give way to a dashboard of the new one on the same node.
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from pydantic import SecretStr
 from textual import on, work
@@ -28,7 +27,8 @@ from omeconsole.core.alerts.state import Alert
 from omeconsole.core.clock import Clock, SystemClock
 from omeconsole.core.config import ConfigError, Settings, config_path, load_settings, read_config_file
 from omeconsole.core.export import export_directory
-from omeconsole.core.polling.engine import EngineUpdate
+from omeconsole.core.listeners import Unsubscribe
+from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
 from omeconsole.core.session import Connector, Session, Started, connector
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
@@ -37,9 +37,8 @@ from omeconsole.ui.actions import HELP_SECTIONS, bindings
 from omeconsole.ui.ad_board import AdBoard
 from omeconsole.ui.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
 from omeconsole.ui.commands import action_commands
-from omeconsole.ui.gc_tuning import quiet_collections
 from omeconsole.ui.keymap import split_keymap
-from omeconsole.ui.live import LiveSession, Pace, Ticker, Unsubscribe, ViewOptions
+from omeconsole.ui.live import LiveSession, Pace, Ticker, ViewOptions
 from omeconsole.ui.past import StoredPast
 from omeconsole.ui.recording import ConsoleRecording, server_of
 from omeconsole.ui.screens.dashboard import DashboardScreen
@@ -55,6 +54,17 @@ on a frozen clock needs, since the merge waits on a real-time timer."""
 CHART_GAP = 2.0
 """Seconds (console clock) between rebuilds of the bit-rate chart in a real terminal, its costliest
 widget; the chart spans a minute or more, so one new point in two seconds reads the same. Tests keep 0."""
+
+
+class StartWatch(Protocol):
+    """Told of a console's start: the process's garbage-collection policy (`cli/gc_policy.py`) listens, so
+    that neither the engine nor the screens need to know of it."""
+
+    def engine_started(self, engine: PollingEngine) -> None:
+        """`engine` polls from now on (it may have started before the app, see `Started`)."""
+
+    def first_screen_drawn(self) -> None:
+        """The app's first screen is on the terminal."""
 
 
 @dataclass
@@ -75,11 +85,12 @@ class ConsoleApp(App[None]):
     def __init__(self, settings: Settings, connector: Connector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
                  export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0,
-                 record_history: bool = True, started: Started | None = None) -> None:
+                 record_history: bool = True, started: Started | None = None,
+                 start_watch: StartWatch | None = None) -> None:
         """`record_history`: record every sample into the history store and start charts with the recorded
         past, as `[history] enabled` says (the demo and a replay have nothing of their own to record).
         `started`: the first session, already made from `settings` and polling (the command line starts
-        it while the UI is imported); later ones come from `connector`."""
+        it while the UI is imported); later ones come from `connector`. `start_watch`: told of the start."""
         super().__init__()
         if settings.thumbnails:
             # textual-image asks the terminal how it can draw pictures when it is imported, which works only
@@ -100,15 +111,11 @@ class ConsoleApp(App[None]):
         self._recording = ConsoleRecording(settings.history, clock) if recording else None
         self._stop_alerts: Unsubscribe | None = None
         self._started = started
+        self._start_watch = start_watch
+        self._drawn_once = False
         self._theme_notes, self._theme_once_running = self._load_themes()
         self.intro: str | None = None
         """A line the dashboard shows above the tree (the demo says where its server is, and its token)."""
-
-    async def run_async(self, **options: Any) -> Any:
-        """In a terminal (`run` comes here too; tests' `run_test` does not): the process's garbage
-        collection tuned for drawing (`gc_tuning`). The app's return value goes back to the caller."""
-        quiet_collections()
-        return await super().run_async(**options)
 
     @property
     def live(self) -> LiveSession:
@@ -201,33 +208,36 @@ class ConsoleApp(App[None]):
         self._live = live
         if self._stop_alerts is not None:
             self._stop_alerts()
-        self._stop_alerts = self._ticker.listen(alert_watch.run_pass) if alert_watch is not None else None
+        self._stop_alerts = self._ticker.add_listener(alert_watch.run_pass) if alert_watch is not None else None
         adops_seam.relay(self, live)
         session.engine.add_listener(partial(self._engine_update, session))
         self.run_worker(started.running if started is not None else session.engine.run(), name="engine",
                         group="engine", exclusive=True, exit_on_error=False)
         shown = self._show(self.dashboard(live, select))
+        self._watch_start([session.engine], shown)
         if started is not None:
             self.post_message(LinkChanged())  # a refused token may have been answered before this listened
-            if session.engine.settings.freeze_gc:
-                self.run_worker(self._freeze_once_drawn(shown), group="gc", exit_on_error=False)
         self._tell_unknown_outcomes(live)
         if previous is not None:
             self.run_worker(previous.session.aclose(), group="close", exit_on_error=False)
             if previous.past is not None:
                 previous.past.close()
 
-    async def _freeze_once_drawn(self, shown: Awaitable[object]) -> None:
-        """The engine set aside what existed at its first listing (`PollSettings.freeze_gc`), which came
-        before this app was built: the app, its stylesheet and its first screen live as long as the
-        process too, so no full collection should scan them. Done once the first screen is on the
-        terminal, not before: the collection is not what the user is waiting for. The command line held
-        collections off from launch (`cli/console_start.py`); they resume here."""
+    def _watch_start(self, engines: Sequence[PollingEngine], shown: Awaitable[object]) -> None:
+        """Tells the start watch of the engines, and of the first screen once it is on the terminal."""
+        watch = self._start_watch
+        if watch is None:
+            return
+        for engine in engines:
+            watch.engine_started(engine)
+        if not self._drawn_once:
+            self._drawn_once = True
+            self.run_worker(self._tell_drawn(watch, shown), group="start", exit_on_error=False)
+
+    async def _tell_drawn(self, watch: StartWatch, shown: Awaitable[object]) -> None:
         await shown
         await self.screen.wait_for_refresh()
-        gc.collect()
-        gc.freeze()
-        gc.enable()
+        watch.first_screen_drawn()
 
     def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
         """The first screen of a session (a replay's app shows its own)."""
@@ -384,16 +394,17 @@ class ConsoleApp(App[None]):
 
 
 def run_app(settings: Settings, *, select: str | None = None, connector: Connector | None = None,
-            clock: Clock | None = None, started: Started | None = None) -> int:
+            clock: Clock | None = None, started: Started | None = None, start_watch: StartWatch | None = None) -> int:
     """Run the console until the user quits; 0 on a normal exit. `select` is "vhost[/app[/stream]]".
-    `started`: a session already polling (see `ConsoleApp`); the console runs on its event loop."""
+    `started`: a session already polling (see `ConsoleApp`); the console runs on its event loop.
+    `start_watch`: told of the console's start (see `ConsoleApp`)."""
     clock = clock or (started.session.clock if started is not None else SystemClock())
     app = ConsoleApp(settings, connector or _default_connector(clock), clock,
                      select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP,
-                     started=started)
+                     started=started, start_watch=start_watch)
     app.run(loop=started.loop if started is not None else None)
     return app.return_code or 0
 
 
 def _default_connector(clock: Clock) -> Connector:
-    return connector(clock, freeze_gc=True)
+    return connector(clock)

@@ -24,7 +24,7 @@ from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.session import connector
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
+from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp, StartWatch
 from omeconsole.ui.fleet_app import FleetConsoleApp
 from simulator.http.fleet import RunningFleet, start_fleet
 from simulator.http.server import RunningSimulator, start_simulator
@@ -72,8 +72,10 @@ def _where(running: RunningFleet) -> str:
 
 
 async def run_demo_async(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
-                         select: str | None = None, clock: Clock | None = None, fleet: bool = False) -> int:
-    """`fleet`: an origin and its edges, every one of them on the console's fleet screen."""
+                         select: str | None = None, clock: Clock | None = None, fleet: bool = False,
+                         start_watch: StartWatch | None = None) -> int:
+    """`fleet`: an origin and its edges, every one of them on the console's fleet screen. `start_watch`:
+    told of the console's start (see `ConsoleApp`)."""
     base = settings or Settings()
     clock = clock or SystemClock()
     stop: Callable[[], Awaitable[None]]
@@ -84,16 +86,18 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
         stop = running.stop
         print(f"omeconsole demo --fleet: {_where(running)}", file=sys.stderr)
         app = FleetConsoleApp(demo_fleet_settings(running, base),
-                              lambda servers: Fleet.connect(servers, clock, demo=True, freeze_gc=True), clock,
+                              lambda servers: Fleet.connect(servers, clock, demo=True), clock,
                               select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP,
+                              start_watch=start_watch,
                               record_history=False)  # throwaway servers: not the operator's history
         app.sub_title = f"demo fleet ({scenario}): an origin and {FLEET_EDGES} edges pulling over OVT"
         app.intro = fleet_introduction(running)
     else:
         simulator = await start_simulator(scenario, api_port=0, publisher_port=0, seed=seed)
         stop = simulator.stop
-        app = ConsoleApp(_demo_server(base, simulator, None), connector(clock, demo=True, freeze_gc=True), clock,
+        app = ConsoleApp(_demo_server(base, simulator, None), connector(clock, demo=True), clock,
                          select=selected, redraw_gap=REDRAW_GAP, chart_gap=CHART_GAP,
+                         start_watch=start_watch,
                          record_history=False)  # a throwaway server: not the operator's history
         app.sub_title = f"demo: simulated server at {simulator.api_url} ({scenario})"
         app.intro = introduction(simulator)
@@ -107,7 +111,7 @@ async def run_demo_async(settings: Settings | None = None, *, scenario: str = "d
 
 
 def run_demo(settings: Settings | None = None, *, scenario: str = "demo", seed: int = 0,
-             select: str | None = None, fleet: bool = False) -> int:
+             select: str | None = None, fleet: bool = False, start_watch: StartWatch | None = None) -> int:
     """Blocking entry point for the command line (`omeconsole demo`); returns the exit status.
 
     `settings` supply everything but the server (theme, keymap, interval...); the address and token
@@ -119,7 +123,8 @@ def run_demo(settings: Settings | None = None, *, scenario: str = "demo", seed: 
     except ScenarioError as error:
         print(f"omeconsole: {visible(str(error))}", file=sys.stderr)
         return USAGE_EXIT
-    return asyncio.run(run_demo_async(settings, scenario=scenario, seed=seed, select=select, fleet=fleet))
+    return asyncio.run(run_demo_async(settings, scenario=scenario, seed=seed, select=select, fleet=fleet,
+                                      start_watch=start_watch))
 
 
 if __name__ == "__main__":

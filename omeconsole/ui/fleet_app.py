@@ -29,7 +29,7 @@ from omeconsole.core.session import Session
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
-from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp
+from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp, StartWatch
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.fleet_live import FleetLive
 from omeconsole.ui.live import LiveSession
@@ -49,12 +49,12 @@ class FleetConsoleApp(ConsoleApp):
     def __init__(self, fleet: FleetSettings, connect: FleetConnector, clock: Clock, *,
                  select: NodePath | None = None, theme_dirs: Sequence[Path] | None = None,
                  export_dir: Path | None = None, redraw_gap: float = 0.0, chart_gap: float = 0.0,
-                 record_history: bool = True) -> None:
+                 record_history: bool = True, start_watch: StartWatch | None = None) -> None:
         """`fleet.servers[0]` gives what is not a server's (theme, keymap, the history store and its
         retention); `connect` builds the fleet; `record_history` as for the single-server console."""
         super().__init__(fleet.servers[0], _no_single_server, clock, select=select, theme_dirs=theme_dirs,
                          export_dir=export_dir, redraw_gap=redraw_gap, chart_gap=chart_gap,
-                         record_history=record_history)
+                         record_history=record_history, start_watch=start_watch)
         self.fleet_settings = fleet
         self._connect_fleet = connect
         self._fleet: FleetLive | None = None
@@ -80,9 +80,10 @@ class FleetConsoleApp(ConsoleApp):
         for live in self._fleet.lives.values():
             adops_seam.relay(self, live)
         for watch in self._fleet.alert_watches():
-            self._ticker.listen(watch.run_pass)
+            self._ticker.add_listener(watch.run_pass)
         self.run_worker(fleet.run(), name="fleet", group="engine", exclusive=True, exit_on_error=False)
-        self._show(self.fleet_screen(self._fleet, select))
+        shown = self._show(self.fleet_screen(self._fleet, select))
+        self._watch_start([member.engine for member in fleet], shown)
         self._tell_unknown_outcomes(self._fleet.live)  # one audit log for the fleet's sends
 
     def fleet_screen(self, fleet: FleetLive, select: NodePath | None) -> Screen[None]:
@@ -124,12 +125,13 @@ class FleetConsoleApp(ConsoleApp):
                                 discover=theme.startswith("ome-"))
 
 
-def run_fleet_app(fleet: FleetSettings, *, select: str | None = None, clock: Clock | None = None) -> int:
+def run_fleet_app(fleet: FleetSettings, *, select: str | None = None, clock: Clock | None = None,
+                  start_watch: StartWatch | None = None) -> int:
     """Run the console on every server of `fleet` until the user quits; 0 on a normal exit."""
     clock = clock or SystemClock()
-    app = FleetConsoleApp(fleet, lambda settings: Fleet.connect(settings, clock, freeze_gc=True), clock,
+    app = FleetConsoleApp(fleet, lambda settings: Fleet.connect(settings, clock), clock,
                           select=NodePath.parse(select) if select else None, redraw_gap=REDRAW_GAP,
-                          chart_gap=CHART_GAP)
+                          chart_gap=CHART_GAP, start_watch=start_watch)
     app.sub_title = visible(f"fleet {fleet.name}")
     app.run()
     return app.return_code or 0

@@ -17,10 +17,11 @@ from pathlib import Path
 from omeconsole.core.fleet.fleet import Fleet, FleetMember, FleetUpdate
 from omeconsole.core.fleet.health import ServerHealth
 from omeconsole.core.fleet.views import FleetView
+from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.session import Session
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.ad_board import AdBoard
-from omeconsole.ui.live import LiveSession, NoteBoard, Pace, Ticker, Unsubscribe, ViewOptions
+from omeconsole.ui.live import LiveSession, NoteBoard, Pace, Ticker, ViewOptions
 from omeconsole.ui.past import StoredPast
 from omeconsole.ui.session_alerts import SessionAlerts
 

@@ -26,6 +26,7 @@ from omeconsole.core.clock import Clock
 from omeconsole.core.config import Settings
 from omeconsole.core.context import ServerContext
 from omeconsole.core.export import export_directory
+from omeconsole.core.listeners import Listeners, Unsubscribe
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
 from omeconsole.core.session import Session
 from omeconsole.core.tree_model import SortOrder
@@ -38,7 +39,6 @@ from omeconsole.ui.widgets.chart_scale import WINDOWS
 
 if TYPE_CHECKING:
     from omeconsole.ui.past import StoredPast
-Unsubscribe = Callable[[], None]
 
 
 @dataclass(frozen=True)
@@ -68,34 +68,21 @@ class Ticker:
 
     def __init__(self, clock: Clock) -> None:
         self._clock = clock
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners: Listeners[[]] = Listeners("clock tick")
 
     async def run(self) -> None:
         while True:
             await self._clock.sleep(1.0)
-            for listener in list(self._listeners):
-                listener()
+            self._listeners.tell()
 
-    def listen(self, listener: Callable[[], None]) -> Unsubscribe:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def add_listener(self, listener: Callable[[], None]) -> Unsubscribe:
+        return self._listeners.add(listener)
 
 
-@dataclass(frozen=True)
-class Changes:
-    """What changed since a screen last drew: `nodes` None means anything may have."""
-
-    nodes: frozenset[NodePath] | None = frozenset()
-    tree: bool = False
-    connection: bool = False
-
-    def __or__(self, other: Changes) -> Changes:
-        nodes = None if self.nodes is None or other.nodes is None else self.nodes | other.nodes
-        return Changes(nodes, self.tree or other.tree, self.connection or other.connection)
-
-
-EVERYTHING = Changes(None, True, True)
-NOTHING = Changes()
+EVERYTHING = EngineUpdate(tree_changed=True, connection_changed=True, everything=True)
+"""What a screen drawn anew draws."""
+NOTHING = EngineUpdate()
+"""No data changed: ages, badges and the status line only."""
 
 
 class EngineFeed:
@@ -122,7 +109,7 @@ class EngineFeed:
             self._unsubscribe = None
 
     def _report(self, update: EngineUpdate) -> None:
-        self._held = self._held | Changes(update.changed, update.tree_changed, update.connection_changed)
+        self._held = self._held | update
         selected = self._watching() in update.changed
         if not self._posted or selected:  # each of the watched node's changes is told: its redraw may be due
             self._posted = True
@@ -140,7 +127,7 @@ class EngineFeed:
         except NoMatches:  # the screen is being built or taken down: nothing is watched yet
             return None
 
-    def take(self) -> Changes:
+    def take(self) -> EngineUpdate:
         """What arrived since the last `take()`; the next report posts a new `EngineChanged`."""
         held, self._held, self._posted, self._held_selected = self._held, NOTHING, False, False
         return held
@@ -215,4 +202,4 @@ class LiveSession:
         def tick() -> None:
             target.post_message(ClockTick())
 
-        return self.ticker.listen(tick)
+        return self.ticker.add_listener(tick)

@@ -18,9 +18,8 @@ from omeconsole.core.alerts.audit_feed import AuditFeed
 from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.source import EngineSource, Observed
 from omeconsole.core.alerts.state import Alert, AlertStatus
+from omeconsole.core.listeners import Listeners, Unsubscribe
 from omeconsole.core.session import Session
-
-Unsubscribe = Callable[[], None]
 
 
 class SessionAlerts:
@@ -34,7 +33,7 @@ class SessionAlerts:
                                         server=context.profile or context.host,
                                         audit=AuditFeed(session.audit, session.client.api_url))
         self._announce = announce
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners: Listeners[[]] = Listeners("session's alerts")
 
     def run_pass(self) -> None:
         transitions = self.evaluator.evaluate()
@@ -42,10 +41,8 @@ class SessionAlerts:
         if firing:
             self._announce(firing)
         if transitions:
-            for listener in list(self._listeners):
-                listener()
+            self._listeners.tell()
 
-    def listen(self, listener: Callable[[], None]) -> Unsubscribe:
+    def add_listener(self, listener: Callable[[], None]) -> Unsubscribe:
         """`listener` is called after every pass that changed an alert's state, until unsubscribed."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._listeners.add(listener)

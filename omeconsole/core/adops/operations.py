@@ -15,6 +15,7 @@ from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.adops.controller import DEFAULT_CONFIRM_TIMEOUT_S, Shared, StreamController
 from omeconsole.core.clock import Clock
 from omeconsole.core.context import ServerContext
+from omeconsole.core.listeners import Listeners, Unsubscribe
 from omeconsole.model.paths import NodePath
 
 ReaderFactory = Callable[[NodePath], PublisherReader]
@@ -32,7 +33,7 @@ class AdOps:
         self.context = context
         self.publisher_url = publisher_url
         self._verify = verify
-        self._observers: list[Callable[[NodePath], None]] = []
+        self._listeners: Listeners[[NodePath]] = Listeners("ad operations")
         self._shared = Shared(client, audit, clock, context, reader or self._reader, self._changed, confirm_timeout_s)
         self._streams: dict[NodePath, StreamController] = {}
 
@@ -55,17 +56,16 @@ class AdOps:
         return [f"{controller.ad_break.in_flight} to {path}" for path, controller in self._streams.items()
                 if controller.ad_break.in_flight is not None]
 
-    def observe(self, callback: Callable[[NodePath], None]) -> None:
+    def add_listener(self, callback: Callable[[NodePath], None]) -> Unsubscribe:
         """`callback(path)` whenever that stream's state changed (to redraw what shows it)."""
-        self._observers.append(callback)
+        return self._listeners.add(callback)
 
     async def aclose(self) -> None:
         for controller in self._streams.values():
             await controller.aclose()
 
     def _changed(self, path: NodePath) -> None:
-        for callback in list(self._observers):
-            callback(path)
+        self._listeners.tell(path)
 
     def _reader(self, path: NodePath) -> PublisherReader:
         assert path.app is not None and path.stream is not None

@@ -30,6 +30,7 @@ from omeconsole.core.alerts.scope import Scope
 from omeconsole.core.alerts.source import Observed
 from omeconsole.core.alerts.state import Alert, AlertKey, AlertStatus, Tracker, Transition
 from omeconsole.core.clock import Clock
+from omeconsole.core.listeners import Listeners, Unsubscribe
 from omeconsole.model.nodes import AppStreams, Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import UNKNOWN_MARKERS
@@ -79,14 +80,15 @@ class AlertEvaluator:
         self._trackers: dict[AlertKey, Tracker] = {}
         self._active: set[AlertKey] = set()
         self._resolved: deque[Alert] = deque(maxlen=KEEP_RESOLVED)
-        self._listeners: list[TransitionListener] = []
+        self._listeners: Listeners[[Transition]] = Listeners("alert evaluator")
         self._listing: Listing | None = None
         self.passes = 0
         self.judgements = 0
         """Node judgements made so far (what a pass costs grows with this, not with the server's size)."""
 
-    def add_listener(self, callback: TransitionListener) -> None:
-        self._listeners.append(callback)
+    def add_listener(self, callback: TransitionListener) -> Unsubscribe:
+        """`callback` hears every transition from now on, until what this returns is called."""
+        return self._listeners.add(callback)
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -226,8 +228,4 @@ class AlertEvaluator:
 
     def _tell(self, transitions: list[Transition]) -> None:
         for transition in transitions:
-            for listener in list(self._listeners):
-                try:
-                    listener(transition)
-                except Exception:
-                    log.exception("an alert listener failed")
+            self._listeners.tell(transition)

@@ -104,14 +104,14 @@ class Fleet:
     @classmethod
     def connect(cls, settings: FleetSettings, clock: Clock, *, rng: random.Random | None = None,
                 transport: Transport | None = None, audit_path: Path | None = None, demo: bool = False,
-                freeze_gc: bool = False, pacing: Callable[[Settings], PollSettings] | None = None) -> Fleet:
+                pacing: Callable[[Settings], PollSettings] | None = None) -> Fleet:
         """A session per server from the console's connector, every engine on one `FleetBudget` of
         `settings.request_budget` (the options are the connector's). Its burst is one second of budget,
         or every server's detection at once if that is more (each server sees its own four requests)."""
         burst = max(settings.request_budget, float(DETECTION_REQUESTS * len(settings.servers)))
         budget = FleetBudget(clock, settings.request_budget, burst)
         connect = connector(clock, rng=rng, transport=transport, audit_path=audit_path, demo=demo,
-                            freeze_gc=freeze_gc, bucket=budget, pacing=pacing)
+                            bucket=budget, pacing=pacing)
         members = [FleetMember(member_name(server), connect(server)) for server in settings.servers]
         return cls(settings.name, members, budget, clock)
 

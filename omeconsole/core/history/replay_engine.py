@@ -146,8 +146,7 @@ class ReplayEngine(PollingEngine):
         self._announced_at, self._announced_listing = position, listing
         update = EngineUpdate(changed, tree_changed, self._first)
         self._first = False
-        for listener in list(self._listeners):
-            listener(update)
+        self._listeners.tell(update)
 
     async def run(self) -> None:
         self._stopped = False

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import gc
 import logging
 import math
 import random
@@ -26,6 +25,7 @@ from typing import Any, Literal
 from omeconsole.api.client import DETECTION_REQUESTS, OmeClient
 from omeconsole.api.errors import NotFoundError
 from omeconsole.core.clock import Clock
+from omeconsole.core.listeners import Listeners, Unsubscribe
 from omeconsole.core.polling.budget import Backoff, TokenBucket
 from omeconsole.core.polling.jobs import Detected, DetectJob, Failed, Job, Outcome, fetch, internal_error_text
 from omeconsole.core.polling.link import Link
@@ -57,6 +57,21 @@ class EngineUpdate:
     tree_changed: bool = False
     """`listing()` changed: some AppStreams (or the vhost or app sets) were replaced."""
     connection_changed: bool = False
+    first_listing: bool = False
+    """This batch completed the server's first listing (every app listed once)."""
+    everything: bool = False
+    """Anything may have changed (never from the engine: a screen drawn anew, or shown again, says so)."""
+
+    @property
+    def nodes(self) -> frozenset[NodePath] | None:
+        """The nodes whose view changed; None when anything may have."""
+        return None if self.everything else self.changed
+
+    def __or__(self, other: EngineUpdate) -> EngineUpdate:
+        """Both updates as one (what a screen that draws less often than the engine reports has to draw)."""
+        return EngineUpdate(self.changed | other.changed, self.tree_changed or other.tree_changed,
+                            self.connection_changed or other.connection_changed,
+                            self.first_listing or other.first_listing, self.everything or other.everything)
 
 
 class Refresh(enum.Enum):
@@ -85,7 +100,7 @@ class PollingEngine:
         self._link = Link(client.api_url, Backoff(settings.backoff_base, settings.backoff_cap, rng),
                           settings.backoff_cap)
         self._screen = Screen()
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[[EngineUpdate]] = Listeners("polling engine")
         self._paused = False
         self._once = False
         self._stopped = False
@@ -208,18 +223,15 @@ class PollingEngine:
         self._wake.set()
         return Refresh.ONCE_WHILE_PAUSED if self._paused else Refresh.POLLING
 
-    def add_listener(self, callback: Listener) -> Callable[[], None]:
+    def add_listener(self, callback: Listener) -> Unsubscribe:
         """`callback` gets every update from now on; call what this returns to stop that."""
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+        return self._listeners.add(callback)
 
     # -- the loop -----------------------------------------------------------------------------------
 
     async def run(self) -> None:
         """Polls until `stop()` (or cancellation); never raises for anything a server does."""
         self._stopped = False
-        if self.settings.freeze_gc:
-            gc.freeze()  # modules, the app and its screens live as long as the process: no collection scans them
         try:
             while not self._stopped:
                 self._wake.clear()
@@ -241,9 +253,7 @@ class PollingEngine:
             await asyncio.wait(list(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
             update = self._collect()
             if update is not None:
-                merged = update if merged is None else EngineUpdate(
-                    merged.changed | update.changed, merged.tree_changed or update.tree_changed,
-                    merged.connection_changed or update.connection_changed)
+                merged = update if merged is None else merged | update
             self._guarded(self._launch)
         return merged
 
@@ -347,23 +357,13 @@ class PollingEngine:
                 self._link.failed(internal_error_text(error), now)
         self._store.expire(now)
         changed, tree_changed, first_listing = self._store.take_changes()
-        if first_listing and self.settings.freeze_gc and gc.isenabled():
-            # The listing, and what screens built from it, is long-lived: set it aside too. While collections
-            # are held off (the console's start, until its first screen is drawn), whoever holds them off
-            # collects and freezes when it lets them run: not a second time here, in the first screen's way.
-            gc.collect()
-            gc.freeze()
         state = self.connection
         key = (state.status, state.server, state.last_error, state.errors_total)
         connection_changed, self._link_key = key != self._link_key, key
-        if not (changed or tree_changed or connection_changed):
+        if not (changed or tree_changed or connection_changed or first_listing):
             return None
-        update = EngineUpdate(changed, tree_changed, connection_changed)
-        for listener in list(self._listeners):
-            try:
-                listener(update)
-            except Exception:
-                log.exception("an engine listener failed")
+        update = EngineUpdate(changed, tree_changed, connection_changed, first_listing)
+        self._listeners.tell(update)
         return update
 
     def _observe(self, outcome: Outcome, started: float, all_link_errors: bool) -> None:

@@ -32,12 +32,6 @@ class PollSettings:
     """At most this share of a batch goes to background listings while nodes on screen wait."""
     backoff_base: float = 1.0
     backoff_cap: float = 30.0
-    freeze_gc: bool = False
-    """Move what exists out of the garbage collector's reach (`gc.freeze()`) when the engine starts
-    (modules, the app, its screens) and after the first complete listing (the server's tree and what
-    the screens built from it): full collections then scan only what came later. At `scale` this took
-    the steady full-collection pause from ~85 to ~30 ms (BENCHMARKS.md). For the console process, not
-    for a library user: it is process-wide."""
 
     def __post_init__(self) -> None:
         if min(self.interval, self.listing_interval, self.background_listing_interval, self.request_budget,

@@ -28,8 +28,8 @@ from omeconsole.api.wire import Id3EventType, Id3Frame
 from omeconsole.core.adops.plan import MAX_DURATION_S, SendPlan, WarningCode
 from omeconsole.core.config import Id3Template
 from omeconsole.ui.adops.changes import AdOpsChanged
-from omeconsole.ui.adops.outside import append_outside, outside
 from omeconsole.ui.adops.plan_text import STANDING_REFUSALS, banner_text, request_text, target_text, warnings_text
+from omeconsole.ui.adops.untrusted_text import append_outside, outside
 
 CUE_OUT_PRESETS_S = (15, 30, 60, 90, 120)
 CSS_PATH = "adops.tcss"

@@ -33,8 +33,8 @@ from omeconsole.core.clock import Clock
 from omeconsole.core.context import ServerContext
 from omeconsole.ui.adops.changes import AdOpsChanged
 from omeconsole.ui.adops.dialogs import CSS_PATH
-from omeconsole.ui.adops.outside import append_outside, outside
 from omeconsole.ui.adops.panel import context_text
+from omeconsole.ui.adops.untrusted_text import append_outside, outside
 from omeconsole.ui.widgets.keyed_lists import KeyedTable
 from omeconsole.ui.widgets.status_bar import StatusLine
 from omeconsole.ui.widgets.ticking_status_bar import TickingStatusBar

@@ -23,7 +23,7 @@ from omeconsole.api.emsg import DecodedFrame
 from omeconsole.core.adops.ad_break import SOURCE_WORDS, BreakState, BreakView
 from omeconsole.core.adops.controller import StreamController
 from omeconsole.core.context import ServerContext
-from omeconsole.ui.adops.outside import append_outside, outside
+from omeconsole.ui.adops.untrusted_text import append_outside, outside
 
 TAIL_LINES = 16
 CONFIRMATIONS_SHOWN = 4

@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from omeconsole.core.adops.plan import SendPlan
-from omeconsole.ui.adops.outside import append_outside, outside
+from omeconsole.ui.adops.untrusted_text import append_outside, outside
 
 STANDING_REFUSALS = ("read-only", "in-flight")
 """Refusals that are about the moment, not about what was typed: shown as a banner from the start."""

@@ -15,12 +15,13 @@ from textual.reactive import reactive
 from textual.widgets import Footer, Input, Static
 
 from omeconsole.core.nearest import Jump, JumpScope, nearest_paths
+from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import Marks
-from omeconsole.ui.live import Changes, LiveSession
+from omeconsole.ui.live import LiveSession
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.recorded_ended import REREAD_S, recorded_ended
 from omeconsole.ui.screens.live_screen import LiveScreen
@@ -87,7 +88,7 @@ class DashboardScreen(LiveScreen):
         if recorded is not None:
             await recorded.load()
             if recorded is self.recorded and self.in_view:
-                self._draw(Changes(tree=True))
+                self._draw(EngineUpdate(tree_changed=True))
 
     def selected_path(self) -> NodePath | None:
         return self.query_one(NodeTree).cursor_path
@@ -101,7 +102,7 @@ class DashboardScreen(LiveScreen):
 
     # Data ---------------------------------------------------------------------------------------------
 
-    def redraw(self, changes: Changes) -> None:
+    def redraw(self, changes: EngineUpdate) -> None:
         live = self.live
         tree = self.query_one(NodeTree)
         tree.node_order = live.options.sort_order

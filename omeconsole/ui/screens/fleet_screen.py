@@ -26,12 +26,13 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.nearest import Jump, JumpScope
+from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.tree_servers import ServerRow
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.fleet_live import FleetLive, FleetSummary
-from omeconsole.ui.live import Changes, Unsubscribe
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
@@ -66,7 +67,7 @@ class FleetScreen(DashboardScreen):
     def on_mount(self) -> None:
         # Another server's report or alert redraws the rows (an alert's badge comes with its pass).
         self._stop_fleet = [self.fleet.on_others_report(self._others_report),
-                            *(watch.listen(self._others_report) for watch in self.fleet.alert_watches())]
+                            *(watch.add_listener(self._others_report) for watch in self.fleet.alert_watches())]
 
     def on_unmount(self) -> None:
         stop, self._stop_fleet = self._stop_fleet, []
@@ -93,7 +94,7 @@ class FleetScreen(DashboardScreen):
 
     # Data ---------------------------------------------------------------------------------------------
 
-    def redraw(self, changes: Changes) -> None:
+    def redraw(self, changes: EngineUpdate) -> None:
         self._draw_rows()  # first: the tree's server level says whose nodes come next
         super().redraw(changes)  # the detail's redraw draws the fleet view
 

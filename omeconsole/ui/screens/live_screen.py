@@ -22,11 +22,13 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from omeconsole.core.export import write_history
-from omeconsole.core.polling.engine import Refresh
+from omeconsole.core.listeners import Unsubscribe
+from omeconsole.core.polling.engine import EngineUpdate, Refresh
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import applies, bindings
-from omeconsole.ui.live import EVERYTHING, NOTHING, Changes, EngineFeed, LiveSession, Unsubscribe
+from omeconsole.ui.adops.changes import AdOpsChanged
+from omeconsole.ui.live import EVERYTHING, NOTHING, EngineFeed, LiveSession
 from omeconsole.ui.messages import AlertsChanged, ClockTick, EngineChanged
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.chart_scale import WINDOWS, window_label
@@ -80,7 +82,7 @@ class LiveScreen(Screen[None]):
         """The node the keys act on (the tree's cursor, the node this screen is about)."""
 
     @abstractmethod
-    def redraw(self, changes: Changes) -> None:
+    def redraw(self, changes: EngineUpdate) -> None:
         """Bring the screen's data up to date (the status line is drawn after this)."""
 
     @abstractmethod
@@ -115,9 +117,9 @@ class LiveScreen(Screen[None]):
 
     def _listen(self) -> None:
         self._feed.attach()
-        self._stop = [self.live.tick_into(self), self.live.ad_board.listen(self._ads_changed)]
+        self._stop = [self.live.tick_into(self), self.live.ad_board.follow_playlists()]
         if self.live.alert_watch is not None:
-            self._stop.append(self.live.alert_watch.listen(self._alerts_moved))
+            self._stop.append(self.live.alert_watch.add_listener(self._alerts_moved))
 
     def _stop_listening(self) -> None:
         self._cancel_flush()
@@ -149,8 +151,12 @@ class LiveScreen(Screen[None]):
         self._draw(self._feed.take() | EVERYTHING)
         self.refresh_bindings()
 
-    def _ads_changed(self, _path: NodePath) -> None:
-        self.post_message(ClockTick())  # a send or a sighting: draw the badges now, not at the next tick
+    @on(AdOpsChanged)
+    def _ads_changed(self, changed: AdOpsChanged) -> None:
+        """A send or a sighting changed a badge: drawn as a clock tick draws ages (below), so a redraw that
+        just happened or is on its way shows it, and a burst of ad-ops news costs no extra redraw."""
+        if changed.shown:
+            self._tick()
 
     @property
     def in_view(self) -> bool:
@@ -212,7 +218,7 @@ class LiveScreen(Screen[None]):
         if self.in_view and now - self._redrawn_at >= after and self._flush_timer is None:
             self._draw(NOTHING)
 
-    def _draw(self, changes: Changes) -> None:
+    def _draw(self, changes: EngineUpdate) -> None:
         if not self.is_mounted or not self.app.is_running:
             return  # shutting down: the widgets may be gone while reports still arrive
         self._redrawn_at = self.live.clock.monotonic()

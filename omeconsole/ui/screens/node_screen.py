@@ -17,12 +17,13 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker
 
 from omeconsole.api.publisher import PublisherReader
+from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.thumbnails.follow import ThumbnailFollower
 from omeconsole.core.tree_model import TreeArranger
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import name_text, node_label
-from omeconsole.ui.live import Changes, LiveSession
+from omeconsole.ui.live import LiveSession
 from omeconsole.ui.messages import ClockTick
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.screens.live_screen import LiveScreen
@@ -134,7 +135,7 @@ class NodeScreen(LiveScreen):
         engine.set_on_screen((self.path, *parents, *(self._children or ())),
                              [self.path] if self.path.level == "app" else [])
 
-    def redraw(self, changes: Changes) -> None:
+    def redraw(self, changes: EngineUpdate) -> None:
         live = self.live
         now = live.clock.monotonic()
         self.query_one(NodeDetail).show(live.chart_view(self.path), now, live.options.chart_window,

@@ -17,13 +17,14 @@ from textual.widgets import DataTable, Footer, Static
 from textual.widgets.data_table import ColumnKey
 
 from omeconsole.core.config import config_path
+from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.schedule.edits import Files
 from omeconsole.core.schedule.events import RunnerEvent, run_time
 from omeconsole.core.schedule.store import Book, schedule_file_path
 from omeconsole.core.text import visible
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.live import EVERYTHING, Changes, LiveSession
+from omeconsole.ui.live import EVERYTHING, LiveSession
 from omeconsole.ui.schedule_runner import ConsoleScheduler, console_scheduler
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
@@ -68,7 +69,7 @@ class SchedulesScreen(LiveScreen):
     def declare_on_screen(self) -> None:
         """Nothing of its own: what the screen below polls stays polled."""
 
-    def redraw(self, changes: Changes) -> None:
+    def redraw(self, changes: EngineUpdate) -> None:
         try:
             book: Book | None = self.scheduler.book()
             problem = None

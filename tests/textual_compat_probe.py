@@ -1,6 +1,6 @@
-"""Run by tests/test_ui_gc_tuning.py in a process of its own (what it changes is process-wide): prints one
-JSON line with what drawing left to the cycle collector before and after the console's tuning, whether
-Textual's strips still divide and crop as before, and what a real `ConsoleApp.run_async` set."""
+"""Run by tests/test_gc_policy.py in a process of its own (what the policy changes is process-wide): prints
+one JSON line with how Textual's strips divide and crop before and after a console's tuning
+(`gc_policy.console`), what drawing then leaves to the cycle collector, and what `--debug` says."""
 
 from __future__ import annotations
 
@@ -8,21 +8,14 @@ import asyncio
 import gc
 import json
 import sys
-import tempfile
-from pathlib import Path
 
-from pydantic import SecretStr
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 from textual.widgets import Static
 
-from omeconsole.core.clock import SystemClock
-from omeconsole.core.config import Settings
-from omeconsole.core.session import connector
-from omeconsole.ui.app import ConsoleApp
-from omeconsole.ui.themes import BUILTIN_THEME_DIR
+from omeconsole.cli import gc_policy
 
 
 class Readings(App[None]):
@@ -64,28 +57,17 @@ def crops_of(strip: Strip) -> list[object]:
     return [drawn(strip.crop_extend(start, end, Style(bold=True))) for start, end in spans]
 
 
-async def console_run_settings() -> dict[str, object]:
-    """A real console run in a terminal (headless), quit as soon as it is up."""
-    async def quit_at_once(pilot: object) -> None:
-        await app.screen.wait_for_refresh()
-        app.exit()
-
-    with tempfile.TemporaryDirectory() as scratch:
-        settings = Settings(api_url="http://127.0.0.1:9", token=SecretStr("t"), theme="ome-dark")
-        app = ConsoleApp(settings, connector(SystemClock(), audit_path=Path(scratch) / "audit.jsonl"), SystemClock(),
-                         theme_dirs=[BUILTIN_THEME_DIR], export_dir=Path(scratch), record_history=False)
-        await app.run_async(headless=True, size=(100, 30), auto_pilot=quit_at_once)  # type: ignore[arg-type]
-    return {"middle_every": gc.get_threshold()[1]}
+def sample() -> Strip:
+    return Strip([Segment("hello "), Segment("world", Style(italic=True)), Segment("!")])
 
 
 def main() -> None:
-    strip = Strip([Segment("hello "), Segment("world", Style(italic=True)), Segment("!")])
-    before = {"left": asyncio.run(strips_left_to_the_collector()), "cuts": cuts_of(strip), "crops": crops_of(strip),
-              "middle_every": gc.get_threshold()[1]}
-    run = asyncio.run(console_run_settings())
-    fresh = Strip([Segment("hello "), Segment("world", Style(italic=True)), Segment("!")])
-    after = {"left": asyncio.run(strips_left_to_the_collector()), "cuts": cuts_of(fresh), "crops": crops_of(fresh),
-             **run}
+    before = {"cuts": cuts_of(sample()), "crops": crops_of(sample()), "middle_every": gc.get_threshold()[1]}
+    said: list[str] = []
+    gc_policy.console(debug=True, say=said.append)
+    gc.unfreeze()
+    after = {"cuts": cuts_of(sample()), "crops": crops_of(sample()), "middle_every": gc.get_threshold()[1],
+             "left": asyncio.run(strips_left_to_the_collector()), "said": said}
     json.dump({"before": before, "after": after}, sys.stdout)
 
 

@@ -12,11 +12,11 @@ import argparse
 import asyncio
 import importlib
 
-from omeconsole.cli import exit_codes, exporter_cmd, fleet_cmd, history_cmd, record_cmd, sends
+from omeconsole.cli import exit_codes, exporter_cmd, fleet_cmd, gc_policy, history_cmd, record_cmd, sends
 from omeconsole.cli.commands import UsageError
+from omeconsole.cli.exit_handling import interruptible, reported
 from omeconsole.cli.output import complain
 from omeconsole.cli.parser import FLEET_COMMANDS, NAMED_COMMANDS, SENDS, flags
-from omeconsole.cli.running import interruptible, reported
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import Settings, config_path
 from omeconsole.core.fleet.fleet import Fleet
@@ -104,12 +104,14 @@ def _console(args: argparse.Namespace) -> int:
     fleet = load_fleet(args.fleet, flags(args))
     if args.replay:  # the fleet's recording: no server is asked, no token needed
         run_fleet_replay = importlib.import_module("omeconsole.ui.replay.fleet").run_fleet_replay
+        gc_policy.console(debug=getattr(args, "debug", False))  # a replay's start needs no watch
         replayed: int = run_fleet_replay(fleet, since=args.replay_since, select=getattr(args, "select", None))
         return replayed
     if _tokens_missing(fleet.servers):  # the fleet screen has no token prompt: each profile names its token
         return exit_codes.USAGE
     run_fleet_app = importlib.import_module("omeconsole.ui.fleet_app").run_fleet_app
-    status: int = run_fleet_app(fleet, select=getattr(args, "select", None))
+    status: int = run_fleet_app(fleet, select=getattr(args, "select", None),
+                                start_watch=gc_policy.console(debug=getattr(args, "debug", False)))
     return status
 
 
