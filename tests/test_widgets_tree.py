@@ -207,23 +207,36 @@ async def test_filter_and_sort_are_view_options_of_the_tree() -> None:
         assert len(tree.paths()) == 8
 
 
-async def test_the_tree_takes_the_width_its_labels_need() -> None:
+async def test_the_tree_s_width_comes_from_its_first_listing_s_names() -> None:
     narrow = TreeHost({"v": {"a": AppStreams(("s",))}})
     async with narrow.run_test(size=(150, 10)) as pilot:
         await settled(pilot)
         short = tree_of(narrow).size.width
         widest = max(cell_len(line) for line in screen_text(tree_of(narrow)))
-        assert widest <= short < 75
-    wide = TreeHost({"v": {"a": AppStreams(("a-much-longer-stream-name-than-the-others",))}})
+        assert widest < short < 85, "a blank column at the tree's right edge"
+    wide = TreeHost({"v": {"a": AppStreams(("a-longer-stream-name-than-others",))}})
     async with wide.run_test(size=(150, 10)) as pilot:
         await settled(pilot)
-        assert tree_of(wide).size.width >= short + 30
-        assert "a-much-longer-stream-name-than-the-others" in "\n".join(screen_text(tree_of(wide)))
+        assert tree_of(wide).size.width >= short + 20
+        assert "a-longer-stream-name-than-others  ? waiting" in "\n".join(screen_text(tree_of(wide)))
+
+
+async def test_names_longer_than_the_cap_are_cut_and_the_badges_start_in_one_column() -> None:
+    long = "a-stream-name-much-longer-than-any-tree-should-make-room-for"
+    app = TreeHost({"v": {"a": AppStreams(("s", long))}})
+    async with app.run_test(size=(200, 10)) as pilot:
+        await settled(pilot)
+        tree = tree_of(app)
+        lines = screen_text(tree)
+        assert tree.size.width < 110
+        assert any(line.startswith("  ├─ a-stream-name-much-longer-") and "…  ? waiting" in line for line in lines)
+        assert len({line.index("? waiting") for line in lines if "? waiting" in line}) == 1, lines
 
 
 async def test_streams_coming_and_going_leave_the_screen_laid_out_and_the_tree_as_wide() -> None:
     """A stream starting or ending changes the tree's rows, not the panes beside it: no new layout (which
-    redraws the whole screen), and the tree never narrows when the stream with the longest name ends."""
+    redraws the whole screen), the tree never narrows when the stream with the longest name ends and never
+    widens for a longer one (its name is cut with `…`)."""
     listing: Listing = {"default": {"app": AppStreams(("news", "a-long-stream-name"))}}
     app = TreeHost(listing)
     async with app.run_test(size=(150, 20)) as pilot:
@@ -241,8 +254,8 @@ async def test_streams_coming_and_going_leave_the_screen_laid_out_and_the_tree_a
         assert (tree.size.width, layouts) == (width, [])
         tree.show({"default": {"app": AppStreams(("news", "sport", "an-even-longer-stream-name"))}}, app.views, 3.0)
         await settled(pilot)
-        assert tree.size.width == width + len("an-even-longer-stream-name") - len("a-long-stream-name")
-        assert "an-even-longer-stream-name" in "\n".join(screen_text(tree))
+        assert (tree.size.width, layouts) == (width, [])
+        assert "an-even-longer-st…  ? waiting" in "\n".join(screen_text(tree))
 
 
 async def test_rows_beyond_the_tree_s_height_bring_its_scroll_bar_and_can_be_reached() -> None:
@@ -325,11 +338,11 @@ async def test_an_applications_ended_streams_are_one_closed_group_that_opens_and
     app = TreeHost(ended)
     async with app.run_test(size=(80, 20)) as pilot:
         tree = tree_of(app)
-        names = [line.split("  ?")[0] for line in screen_text(tree)[:5]]
+        names = [line.split("?")[0].rstrip() for line in screen_text(tree)[:5]]
         assert names == ["▼ default", "└─▼ app", "  ├─ news", "  └─▶ ended  2 streams", ""], "after the live ones"
         assert NodePath("default", "app", "gone") not in tree.paths()
         await pilot.press("end", "right")  # the group, opened
-        names = [line.split("  ?")[0] for line in screen_text(tree)[3:6]]
+        names = [line.split("?")[0].rstrip() for line in screen_text(tree)[3:6]]
         assert names == ["  └─▼ ended  2 streams", "    ├─ aired", "    └─ gone"]
         assert tree.paths()[-2:] == [NodePath("default", "app", "aired"), NodePath("default", "app", "gone")]
         assert tree.visible_paths() == [NodePath("default"), NodePath("default", "app"),

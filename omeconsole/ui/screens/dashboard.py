@@ -12,7 +12,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from omeconsole.core.nearest import nearest_paths
 from omeconsole.core.text import visible
@@ -24,6 +24,7 @@ from omeconsole.ui.live import Changes, LiveSession
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.recorded_ended import REREAD_S, recorded_ended
 from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
@@ -58,15 +59,17 @@ class DashboardScreen(LiveScreen):
             yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap, fold_hint="scroll, or Enter")
         yield Input(placeholder="filter: part of a name (Esc clears)", id="filter")
         yield StatusBar(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     def compose_above_body(self) -> ComposeResult:
         """What a dashboard of several servers puts between the banner and the tree (nothing here)."""
         yield from ()
 
     def on_resize(self) -> None:
-        """Labels as wide as the terminal allows, from the moment it changes size (not from the next reading)."""
-        self.query_one(NodeTree).compact = self.app.size.width < WIDE_COLUMNS
+        """The tree's columns and labels as wide as the terminal allows, from the moment it changes size (not
+        from the next reading); decided once per size, so data arriving never moves the panes."""
+        width = self.app.size.width
+        self.query_one(NodeTree).fit_to(width, compact=width < WIDE_COLUMNS)
 
     def on_mount(self) -> None:
         self.on_resize()

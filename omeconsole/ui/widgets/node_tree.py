@@ -42,9 +42,9 @@ from omeconsole.ui.widgets.tree_drawing import (
     DrawnRows,
     RowStyles,
     ServerLine,
+    TreeColumns,
     draw_row,
-    tree_width,
-    unknown_badge_width,
+    tree_columns,
     widest_name,
 )
 from omeconsole.ui.widgets.tree_labels import EndedNote, MarksOf, TreeLabels, ViewOf
@@ -104,6 +104,10 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self._now = 0.0
         self._drawn = DrawnRows()
         self._name_widths: dict[AppBranch, int] = {}
+        self._screen_columns = 0
+        self._columns_named = False
+        """The tree's columns were decided from names (not before the first listing): kept until the screen's
+        size changes."""
         self._told_visible: tuple[NodePath, ...] | None = None
         self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
 
@@ -145,7 +149,6 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if changed is None:
             self.refresh()
             return
-        widest = self._labels.badge_width
         compact, theme, colours = self.compact, self.app.theme, self.app.theme_variables
         top = int(self.scroll_y)
         for index in range(top, min(len(self._rows), top + max(1, self.size.height))):
@@ -154,7 +157,6 @@ class NodeTree(CursorRows, inherit_bindings=False):
                 continue
             if self._labels.relabel(line, compact, theme, colours):
                 self.refresh_line(index)
-        self._follow_badge_width(widest)
 
     def _rearrange(self) -> bool:
         """Lay the rows out again if the arrangement changed; True when it did (and all was redrawn)."""
@@ -178,7 +180,9 @@ class NodeTree(CursorRows, inherit_bindings=False):
             self._rows = self._shape.layout(self._arrangement)
         self._name_widths = {app: self._name_widths.get(app) or widest_name(app)
                              for vhost in self._arrangement.vhosts for app in vhost.apps}
-        self._size_to_rows(max(self._needed_width(), self.virtual_size.width))
+        if not self._columns_named:
+            self._decide_columns()
+        self._size_to_rows()
         index = self._rows.index_near(at) if at is not None else 0
         self.set_reactive(NodeTree.cursor, index)
         if at is not None:
@@ -187,24 +191,42 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self.refresh()
         self.visible_rows_changed()
 
-    # Width: the tree takes the width it needs ------------------------------------------------------
+    # Width: decided once per screen size ------------------------------------------------------------
 
-    def _needed_width(self) -> int:
-        """The widest name (measured once per application branch) plus the widest badges drawn so far."""
-        least = unknown_badge_width(self.app.theme_variables if self.is_attached else {}, compact=self.compact)
-        return tree_width(self._name_widths.values(), self._arrangement.vhosts, self._servers,
-                          self._labels.badge_width, least)
+    def fit_to(self, screen_columns: int, *, compact: bool) -> None:
+        """The screen is `screen_columns` wide: the tree's columns are decided again, for the names it shows
+        now (later listings never move them: a longer name is cut with `…`, and the panes beside the tree
+        stay where they are when data arrives). `compact`: labels carry only the name, state and viewers."""
+        self._screen_columns = screen_columns
+        self._columns_named = False
+        self.set_reactive(NodeTree.compact, compact)
+        self._decide_columns()
 
-    def _size_to_rows(self, width: int) -> None:
-        """The virtual size for new rows, `width` wide. Streams come and go all the time: rows added or gone
-        at the same width leave the screen's layout as it is (a layout redraws the whole screen), the scroll
-        bar follows them (the screen lays out again only when it appears or goes). Callers never narrow the
-        tree for a listing's change (a stream with the longest name ending would pull the panes beside it
-        over, the next one push them back); the compact view measures it anew."""
-        size = Size(width, len(self._rows))
-        if width != self.virtual_size.width:
-            self.virtual_size = size
+    def _decide_columns(self) -> None:
+        screen = Size(self._screen_columns or self.app.size.width, self.app.size.height)
+        most = self.styles.max_width  # the stylesheet's share of the screen (half, beside the detail)
+        room = (int(most.resolve(screen, screen)) if most is not None else screen.width) \
+            - self.styles.scrollbar_size_vertical
+        columns = tree_columns(self._name_widths.values(), self._arrangement.vhosts, self._servers, room,
+                               compact=self.compact)
+        self._columns_named = bool(self._name_widths or self._servers)
+        if columns == self._labels.columns:
             return
+        self._labels.columns = columns
+        self._drawn.clear()
+        self.virtual_size = Size(columns.width, len(self._rows))
+        self.refresh(layout=True)
+
+    @property
+    def columns(self) -> TreeColumns | None:
+        """Where the names end and the badges start (None before the tree is first fitted to the screen)."""
+        return self._labels.columns
+
+    def _size_to_rows(self) -> None:
+        """The virtual size for new rows, as wide as the columns decided. Streams come and go all the time:
+        rows added or gone leave the screen's layout as it is (a layout redraws the whole screen), the scroll
+        bar follows them (the screen lays out again only when it appears or goes)."""
+        size = Size(self.virtual_size.width, len(self._rows))
         self.set_reactive(NodeTree.virtual_size, size)
         self._scroll_update(size)
         self.refresh()
@@ -221,10 +243,9 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self._rearrange()
 
     def watch_compact(self) -> None:
-        self._labels.clear(widths=True)
         self._drawn.clear()
-        self.virtual_size = Size(self._needed_width(), len(self._rows))
-        self.refresh(layout=True)
+        self._columns_named = False
+        self._decide_columns()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()  # a new theme or stylesheet: every row is repainted, labels built anew
@@ -273,7 +294,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         reopened = self._shape.open_above(path, self._arrangement)
         if reopened:
             self._rows = self._shape.layout(self._arrangement)
-            self._size_to_rows(self.virtual_size.width)
+            self._size_to_rows()
         index = self._rows.index_of(path)
         if index is None and nearest:
             index = self._rows.index_near(At(path))
@@ -396,12 +417,6 @@ class NodeTree(CursorRows, inherit_bindings=False):
 
     # Drawing ---------------------------------------------------------------------------------------
 
-    def _follow_badge_width(self, widest: int) -> None:
-        """Wider badges than any built before `widest`: the tree takes their width."""
-        if self._labels.badge_width > widest:
-            self.virtual_size = Size(self._needed_width(), len(self._rows))
-            self.call_after_refresh(self.refresh, layout=True)
-
     def render_lines(self, crop: Region) -> list[Strip]:
         # Styles are looked up once per pass over the rows, not once per row.
         self._styles = RowStyles(self.rich_style, self.get_component_rich_style("node-tree--guides", partial=True),
@@ -419,9 +434,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if index >= len(self._rows):
             return Strip.blank(width, styles.base)
         line = self._rows.line(index)
-        widest = self._labels.badge_width
         label = self._labels.label(line, self.compact, self.app.theme, self.app.theme_variables)
-        self._follow_badge_width(widest)
         cursor = index == self.cursor
         hover = index == self.hover_row
         place = (line, cursor, cursor and self.has_focus, hover, width, styles)
