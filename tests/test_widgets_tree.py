@@ -6,23 +6,30 @@ widget's public interface is data in (`show`) and messages out.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.containers import Horizontal
 from textual.geometry import Region
 from textual.message import Message
+from textual.widgets import Static
 from wait_support import settled
 
 from omeconsole.core.tree_model import SortOrder
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import NodeStats, Sample
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.tree_drawing import ServerLine
 
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 DEMO: Listing = {"default": {"app": AppStreams(("news", "backup", "sports")),
                              "live": AppStreams(("concert", "church"))}}
 
@@ -355,3 +362,57 @@ async def test_an_applications_ended_streams_are_one_closed_group_that_opens_and
         assert NodePath("default", "app", "gone") not in tree.paths()
         assert tree.select_path(NodePath("default", "app", "aired")), "selecting an ended stream opens its group"
         assert tree.cursor_path == NodePath("default", "app", "aired")
+
+
+class BusyViews:
+    """Every stream live with wide figures: three-digit rates, thousands of viewers, relays and pushes."""
+
+    def __call__(self, path: NodePath) -> NodeView:
+        stats = NodeStats(created=EPOCH, last_updated=EPOCH, total_bytes_in=0, total_bytes_out=0,
+                          connections_in={"webrtc": 1}, connections_out={"llhls": 4321, "ovt": 16, "push": 3},
+                          total_connections=4340, max_total_connections=4340, max_total_connection_time=EPOCH,
+                          avg_throughput_in_bps=0, avg_throughput_out_bps=0, max_throughput_in_bps=0,
+                          max_throughput_out_bps=0, last_throughput_in_bytes=0, last_throughput_out_bytes=0)
+        sample = Sample(at=1.0, rate_in_bps=209_210_000.0, rate_out_bps=977_770_000.0, viewers=4321, stats=stats)
+        return NodeView(path=path, state=NodeState.LIVE, latest=sample, history=(sample,))
+
+
+RATE = re.compile(r"\b(in|out) (\S+)(?: (\S+))?")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 48), (200, 60)])
+async def test_badges_keep_their_columns_and_never_touch_what_is_beside_the_tree(size: tuple[int, int]) -> None:
+    """An ad break's and alerts' marks on wide rows, the tree at half the screen (as on the dashboard): every
+    row ends before the tree's last column, every rate shown is whole with its unit, and the badges of every
+    row start in the same column."""
+    listing: Listing = {"default": {"app": AppStreams(("news", "a-stream-name-longer-than-most"))}}
+
+    class Beside(App[None]):
+        CSS = "Horizontal { height: 1fr; } NodeTree { width: auto; max-width: 50%; } #beside { width: 1fr; }"
+
+        def compose(self) -> ComposeResult:
+            with Horizontal():
+                yield NodeTree(id="tree")
+                yield Static("20 Mb/s┤", id="beside")
+
+        def on_mount(self) -> None:
+            tree = self.query_one(NodeTree)
+            tree.fit_to(self.size.width, compact=self.size.width < 140)
+            tree.show(listing, BusyViews(), 1.0, marks_of=lambda path: ("AD 0:24", "⚑ 2") if path.stream else ())
+
+    app = Beside()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot)
+        tree = tree_of(app)
+        lines = [strip.text for strip in tree.render_lines(Region(0, 0, tree.size.width, tree.size.height))]
+        rows = [line for line in lines if line.strip()]
+        assert len(rows) == 4
+        edge = tree.size.width - tree.styles.scrollbar_size_vertical - 1 if tree.show_vertical_scrollbar \
+            else tree.size.width - 1
+        assert all(line[edge] == " " for line in rows), rows
+        for line in rows:
+            for _direction, figure, unit in RATE.findall(line):
+                assert re.fullmatch(r"[\d.]+", figure) and unit in ("b/s", "kb/s", "Mb/s", "Gb/s"), line
+        streams = [line for line in rows if "├─" in line or "└─" in line][1:]
+        assert all("AD 0:24" in line and "● live" in line for line in streams), streams
+        assert len({line.index("AD 0:24") for line in streams}) == 1, streams

@@ -111,7 +111,7 @@ class DashboardScreen(LiveScreen):
         recorded = self.recorded
         listing = live.engine.listing() if recorded is None else recorded.merged(live.engine.listing())
         tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes, marks_of=self._marks,
-                  ended_note=None if recorded is None else recorded.note)
+                  ended_note=None if recorded is None else recorded.note, listed=live.engine.listing_complete)
         self._try_pending(tree)
         self.declare_on_screen()
         self._refresh_detail()

@@ -105,9 +105,9 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self._drawn = DrawnRows()
         self._name_widths: dict[AppBranch, int] = {}
         self._screen_columns = 0
+        self._listed = True
         self._columns_named = False
-        """The tree's columns were decided from names (not before the first listing): kept until the screen's
-        size changes."""
+        """The tree's columns were decided from a whole listing's names: kept until the screen's size changes."""
         self._told_visible: tuple[NodePath, ...] | None = None
         self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
 
@@ -115,17 +115,22 @@ class NodeTree(CursorRows, inherit_bindings=False):
 
     def show(self, listing: Listing, view_of: ViewOf, now: float,
              changed: Collection[NodePath] | None = None, *, marks_of: MarksOf | None = None,
-             ended_note: EndedNote | None = None) -> None:
+             ended_note: EndedNote | None = None, listed: bool = True) -> None:
         """New data. `changed` names the nodes with new readings; None means any of them may have; an
         empty set repaints only the rows whose label would now read differently (a node turned stale, a
-        countdown moved). `ended_note`: what an ended stream's row says after its name (its recorded life)."""
+        countdown moved). `ended_note`: what an ended stream's row says after its name (its recorded life).
+        `listed`: every host and application has been listed (the tree's columns are decided from the names
+        then; until then they follow the names listed so far)."""
         self._labels.feed(view_of, marks_of, ended_note)
         self._listing = listing
+        self._listed = listed
         self._now = now
         if changed is not None:
             self._arranger.readings_changed(changed)
         if not self._rearrange():
             self._redraw_rows(changed)
+            if not self._columns_named:
+                self._decide_columns()
 
     def show_servers(self, servers: Sequence[ServerLine], current: str) -> None:
         """A fleet's server level: a row per server (in this order), `current`'s nodes open under its row."""
@@ -194,9 +199,10 @@ class NodeTree(CursorRows, inherit_bindings=False):
     # Width: decided once per screen size ------------------------------------------------------------
 
     def fit_to(self, screen_columns: int, *, compact: bool) -> None:
-        """The screen is `screen_columns` wide: the tree's columns are decided again, for the names it shows
-        now (later listings never move them: a longer name is cut with `…`, and the panes beside the tree
-        stay where they are when data arrives). `compact`: labels carry only the name, state and viewers."""
+        """The screen is `screen_columns` wide: the tree's columns are decided again, from the names of the
+        whole listing (once every host and application was listed; later listings never move them: a longer
+        name is cut with `…`, and the panes beside the tree stay where they are when data arrives).
+        `compact`: labels carry only the name, state and viewers."""
         self._screen_columns = screen_columns
         self._columns_named = False
         self.set_reactive(NodeTree.compact, compact)
@@ -209,7 +215,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
             - self.styles.scrollbar_size_vertical
         columns = tree_columns(self._name_widths.values(), self._arrangement.vhosts, self._servers, room,
                                compact=self.compact)
-        self._columns_named = bool(self._name_widths or self._servers)
+        self._columns_named = self._listed and bool(self._name_widths or self._servers)
         if columns == self._labels.columns:
             return
         self._labels.columns = columns
