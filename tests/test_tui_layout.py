@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +22,28 @@ from layout_support import screen_text
 from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import Static
-from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_ui, shown, threaded_sim
+from ui_support import (
+    Driver,
+    ParkingClock,
+    ThreadedSimulator,
+    make_app,
+    make_settings,
+    quiet_ui,
+    shown,
+    threaded_sim,
+)
+from wait_support import resized
 
+from omeconsole.core.history.settings import HistorySettings
+from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.replay.app import open_replay, replay_app
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.help import HelpScreen
 from omeconsole.ui.screens.jump_prompt import JumpPrompt
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.quit_prompt import QuitWhileSending
+from omeconsole.ui.themes import BUILTIN_THEME_DIR
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from simulator.world.scenario import StreamSpec
@@ -38,6 +53,7 @@ __all__ = ["quiet_ui", "threaded_sim"]
 SIZES = [(80, 24), (120, 40), (160, 48), (200, 60)]
 RATE = re.compile(r"\b(?:in|out) (\S+) (\S+)")
 UNITS = ("b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s")
+WALL = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 LONG_NAME = "a-stream-whose-name-is-longer-than-any-the-tree-was-fitted-to"
 
 
@@ -176,3 +192,36 @@ async def test_the_header_rows_and_footer_fit_every_size(quiet_ui: None, threade
             assert "● live" in line and "news" in line and "viewers" in line, line
             footer = screen_text(app).splitlines()[-1]
             assert "? Help" in footer and "q Quit" in footer and ("esc Back" in footer) is back, footer
+
+
+async def test_in_replay_the_footer_keeps_help_back_and_quit_at_every_size(
+        quiet_ui: None, threaded_sim: ThreadedSimulator, tmp_path: Path) -> None:
+    """Replay adds its own keys (play, speed, jumps): the footer still says how to get help and leave."""
+    history = HistorySettings(path=tmp_path / "history.sqlite3")
+    live_clock = ParkingClock(wall_start=WALL)
+    app = make_app(threaded_sim.api_url, live_clock, tmp_path, select="default/app/news", history=history)
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, live_clock, threaded_sim)
+        await driver.warm_up(3)
+        await driver.step(1.0, times=5)
+        await pilot.press("q")
+    replay_clock = ParkingClock(wall_start=WALL + timedelta(minutes=5))
+    settings = make_settings("http://127.0.0.1:9/never", history=history)
+    replay = open_replay(settings, replay_clock, since=3600)
+    try:
+        app = replay_app(replay, settings, replay_clock, select=NodePath.parse("default/app/news"),
+                         audit_path=tmp_path / "audit.jsonl", theme_dirs=[BUILTIN_THEME_DIR])
+        async with app.run_test(size=(120, 40)) as pilot:
+            driver = Driver(pilot, replay_clock, None)
+            await driver.settle()
+            for opened, back in (((), False), (("enter",), True)):
+                await pilot.press(*opened)
+                await driver.settle()
+                for width, height in SIZES:
+                    await resized(pilot, width, height)
+                    await driver.settle()
+                    footer = screen_text(app).splitlines()[-1]
+                    assert "? Help" in footer and "q Quit" in footer, (width, footer)
+                    assert ("esc Back" in footer) is back, (width, footer)
+    finally:
+        replay.reader.close()

@@ -23,21 +23,30 @@ class Part:
     separator: str = "  "
 
 
-def fitted(parts: Sequence[Part], width: int | None) -> Text:
-    """The parts that fit in `width` columns (all of them when None), the most important first, shown in
-    their own order."""
+def chosen(parts: Sequence[Part], width: int | None) -> set[int]:
+    """The indexes of the parts that fit in `width` columns (all of them when None), the most important first."""
     budget = 10_000 if width is None else width
-    chosen: set[int] = set()
+    kept: set[int] = set()
     used = -len(parts[0].separator) if parts and parts[0].priority == 0 else 0  # the first has none shown
     for index in sorted(range(len(parts)), key=lambda i: (parts[i].priority, i)):
         part = parts[index]
         cost = part.text.cell_len + len(part.separator)
         if part.priority == 0 or used + cost <= budget:
-            chosen.add(index)
+            kept.add(index)
             used += cost
+    return kept
+
+
+def fitted(parts: Sequence[Part], width: int | None) -> Text:
+    """The parts that fit in `width` columns (all of them when None), the most important first, shown in
+    their own order."""
+    return joined(parts, chosen(parts, width))
+
+
+def joined(parts: Sequence[Part], kept: set[int]) -> Text:
     line = Text(no_wrap=True, overflow="ellipsis", end="")
     for index, part in enumerate(parts):
-        if index in chosen:
+        if index in kept:
             if line:
                 line.append(part.separator)
             line.append_text(part.text)

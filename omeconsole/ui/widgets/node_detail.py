@@ -22,7 +22,7 @@ from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
-from omeconsole.ui.fitting import Part, fitted
+from omeconsole.ui.fitting import Part, chosen, joined
 from omeconsole.ui.widgets.chart_scale import WINDOWS
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
@@ -33,6 +33,8 @@ from omeconsole.ui.widgets.totals_panel import TotalsPanel
 WIDE_DETAIL = 120
 """From this width the totals and the source and tracks sit side by side."""
 LEVEL_WORDS = {"vhost": "virtual host", "app": "application", "stream": "stream"}
+ESSENTIAL = 2
+"""The header's parts up to this priority (state, viewers, rates) are kept before the node's whole path."""
 BARS_IN, BARS_OUT = "inbound (providers)", "outbound (publishers)"
 
 
@@ -54,15 +56,17 @@ def chart_series(view: NodeView, now: float, window: float) -> list[Series]:
 def header_line(view: NodeView, colours: dict[str, str], width: int | None) -> Text:
     """`stream default/app/news  ● live  srt  21 viewers · 1 relay  in 2.97 Mb/s  out 66.40 Mb/s` in `width`
     columns: the least useful parts go first (the level's word, the console's own reads, the other
-    connections, the input; see `badges.badge_parts`), then the path gives way to the node's name."""
+    connections, the input; see `badges.badge_parts`); when even the viewers or a rate would go, the path
+    gives way to the node's name (the tree or the breadcrumb says where it is)."""
     level = Part(Text(LEVEL_WORDS[view.path.level], style=colours.get("muted", "")), 7)
-    line = Text()
+    parts: list[Part] = []
+    kept: set[int] = set()
     for shown in (str(view.path), view.path.name):
-        line = fitted([level, Part(name_text(shown, colours), 0, separator=" "), *badge_parts(view, colours, own=True)],
-                      width)
-        if width is None or line.cell_len <= width:
+        parts = [level, Part(name_text(shown, colours), 0, separator=" "), *badge_parts(view, colours, own=True)]
+        kept = chosen(parts, width)
+        if all(part.priority > ESSENTIAL for index, part in enumerate(parts) if index not in kept):
             break
-    return line
+    return joined(parts, kept)
 
 
 def header_text(view: NodeView, colours: dict[str, str], notes: Text | None, width: int | None = None) -> Text:

@@ -155,6 +155,8 @@ class NodeTree(CursorRows, inherit_bindings=False):
             self.refresh()
             return
         compact, theme, colours = self.compact, self.app.theme, self.app.theme_variables
+        if changed:  # a host's or application's marks follow its streams' (`ADx2`): their rows are checked too
+            changed = {*changed, *(parent for path in changed for parent in _parents(path))}
         top = int(self.scroll_y)
         for index in range(top, min(len(self._rows), top + max(1, self.size.height))):
             line = self._rows.line(index)
@@ -459,3 +461,12 @@ def _under(path: NodePath, ancestor: NodePath) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def _parents(path: NodePath) -> list[NodePath]:
+    parents = []
+    parent = path.parent
+    while parent is not None:
+        parents.append(parent)
+        parent = parent.parent
+    return parents

@@ -69,16 +69,13 @@ def draw_row(row: Line, label: Text, *, width: int, styles: RowStyles, row_index
     else:
         text.append(" ")
     shown = label.copy()
-    cursor = styles.cursor if focused else styles.cursor_blurred
     if on_cursor:
         # On the cursor every span takes the cursor's colours, so a coloured badge never sits on a
         # background of its own colour; the words and symbols still say the state.
-        shown.stylize(cursor)
+        shown.stylize(styles.cursor if focused else styles.cursor_blurred)
     text.append_text(shown)
     if text.cell_len >= width:  # cut where the tree ends, visibly, and a blank column before what is beside it
         text.truncate(max(1, width - 1), overflow="ellipsis")
-    if on_cursor:
-        text.append(" " * max(0, width - text.cell_len), style=cursor)
     return Strip(list(text.render(console))).adjust_cell_length(width, line_style)
 
 
