@@ -82,7 +82,7 @@ class TreeLabels:
         latest = view.latest
         note = self.ended_note(row.path) if row.ended else None
         return (view.state, latest.at if latest else None, view.info.source_type if view.info else None,
-                compact, theme, self.marks_of(row.path), row.ended, note, self.columns, prefix_width(row))
+                compact, theme, self.marks_of(row.path), row.ended, self.columns, prefix_width(row), note)
 
     def relabel(self, row: Row, compact: bool, theme: str, colours: Mapping[str, str]) -> bool:
         """Bring a node's label up to date; True when it now reads differently (its row needs repainting)."""
