@@ -43,7 +43,8 @@ def kept(key: FooterKey) -> bool:
 
 def fitting(widgets: Iterable[Widget], width: int, *, compact: bool) -> list[Widget]:
     """`widgets` less the keys that do not fit in `width` columns, dropped from the last shown; help, back and
-    quit are never dropped (a terminal too narrow even for them cuts them at its edge)."""
+    quit are never dropped (a terminal too narrow even for them cuts them at its edge). The console's
+    bindings have no groups: the footer's keys come as one flat list."""
     shown = list(widgets)
     keys = [w for w in shown if isinstance(w, FooterKey)]
     used = sum(key_width(key, compact=compact) for key in keys)
