@@ -33,7 +33,6 @@ from omeconsole.ui.screens.jump_prompt import JumpPrompt
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
 from omeconsole.ui.screens.quit_prompt import QuitWhileSending
-from omeconsole.ui.screens.schedules import SchedulesScreen
 
 __all__ = ["quiet_ui", "threaded_sim"]
 
@@ -70,7 +69,6 @@ SCREENS: dict[str, tuple[str | None, str | None, tuple[str, ...], type]] = {
     "token_prompt": (None, "not-the-token", (), TokenPrompt),
     "jump_prompt": ("default/app/news", None, ("colon", *"spo"), JumpPrompt),
     "ended": ("default/app/news", None, ("H",), EndedScreen),
-    "schedules": ("default/app/news", None, ("S",), SchedulesScreen),
 }
 
 
