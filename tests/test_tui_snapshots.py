@@ -1,11 +1,11 @@
-"""SVG snapshots of every console screen at 80x24, 120x40, 160x48 and 200x60 in the dark theme, and at 80x24
-and 160x48 in the light theme.
+"""SVG snapshots of every console screen and dialog at 80x24, 120x40, 160x48 and 200x60 in the dark and the
+light theme.
 
 One app run per screen and theme: it is warmed on a seeded simulator with both clocks frozen, then
 the terminal is resized through the theme's sizes and each picture compared with its stored SVG (the
-data cannot move between them: no clock moves). The dark sizes cross every layout breakpoint
+data cannot move between them: no clock moves). The sizes cross every layout breakpoint
 (`ConsoleApp.HORIZONTAL_BREAKPOINTS` and `VERTICAL_BREAKPOINTS`, the dashboard's `WIDE_COLUMNS`, the
-detail's `WIDE_DETAIL`); a theme changes colours only, so the light one is taken compact and wide.
+detail's `WIDE_DETAIL`).
 The simulator is the real one, one per test, so a picture depends on nothing another test did.
 Regenerate with `--snapshot-update` and review the SVGs (`tests/__snapshots__/test_tui_snapshots/`);
 the ad-ops screens are snapshotted in their own module. A theme chosen while the console runs is checked
@@ -26,14 +26,18 @@ from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_
 from wait_support import palette_searched, resized
 
 from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.ended_screen import EndedScreen
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.help import HelpScreen
+from omeconsole.ui.screens.jump_prompt import JumpPrompt
 from omeconsole.ui.screens.node_screen import NodeScreen
 from omeconsole.ui.screens.prompts import ConnectPrompt, ExportDone, TokenPrompt
+from omeconsole.ui.screens.quit_prompt import QuitWhileSending
 
 __all__ = ["quiet_ui", "threaded_sim"]
 
-SIZES = {"ome-dark": [(80, 24), (120, 40), (160, 48), (200, 60)], "ome-light": [(80, 24), (160, 48)]}
+FOUR_SIZES = [(80, 24), (120, 40), (160, 48), (200, 60)]
+SIZES = {"ome-dark": FOUR_SIZES, "ome-light": FOUR_SIZES}
 Opener = Callable[[Pilot[Any]], Awaitable[None]]
 
 
@@ -63,6 +67,8 @@ SCREENS: dict[str, tuple[str | None, str | None, tuple[str, ...], type]] = {
     "export_done": ("default/app/news", None, ("e",), ExportDone),
     "connect_prompt": ("default/app/news", None, ("ctrl+p", *"connect to"), ConnectPrompt),
     "token_prompt": (None, "not-the-token", (), TokenPrompt),
+    "jump_prompt": ("default/app/news", None, ("colon", *"spo"), JumpPrompt),
+    "ended": ("default/app/news", None, ("H",), EndedScreen),
 }
 
 
@@ -108,6 +114,27 @@ async def test_every_screen_at_every_size(svg: SnapshotAssertion, quiet_ui: None
     app = make_app(threaded_sim.api_url, clock, tmp_path, theme=theme, select=select, fixed_address=True,
                    export_dir=Path("exports"), **({"token": token} if token else {}))
     taken = await pictures(app, clock, threaded_sim, opened, expected, SIZES[theme])
+    assert mismatched(svg, taken) == []
+
+
+@pytest.mark.parametrize("theme", ["ome-dark", "ome-light"])
+async def test_the_quit_dialog_at_every_size(svg: SnapshotAssertion, quiet_ui: None, threaded_sim: ThreadedSimulator,
+                                             tmp_path: Path, theme: str) -> None:
+    """What ctrl+c asks while a send is in flight (the dialog as the app pushes it, naming the send)."""
+    clock = ParkingClock()
+    app = make_app(threaded_sim.api_url, clock, tmp_path, theme=theme, select="default/app/news", fixed_address=True)
+    taken: dict[str, str] = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        driver = Driver(pilot, clock, threaded_sim)
+        await driver.warm_up(3)
+        app.push_screen(QuitWhileSending(["cue-out to default/app/news (sent 0:02 ago)"]))
+        await driver.settle()
+        assert isinstance(app.screen, QuitWhileSending)
+        for width, height in FOUR_SIZES:
+            await resized(pilot, width, height)
+            await driver.settle()
+            await pilot.wait_for_scheduled_animations()
+            taken[f"{width}x{height}"] = app.export_screenshot()
     assert mismatched(svg, taken) == []
 
 

@@ -6,23 +6,30 @@ widget's public interface is data in (`show`) and messages out.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.containers import Horizontal
 from textual.geometry import Region
 from textual.message import Message
+from textual.widgets import Static
 from wait_support import settled
 
 from omeconsole.core.tree_model import SortOrder
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
+from omeconsole.model.readings import NodeStats, Sample
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.tree_drawing import ServerLine
 
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 DEMO: Listing = {"default": {"app": AppStreams(("news", "backup", "sports")),
                              "live": AppStreams(("concert", "church"))}}
 
@@ -207,23 +214,36 @@ async def test_filter_and_sort_are_view_options_of_the_tree() -> None:
         assert len(tree.paths()) == 8
 
 
-async def test_the_tree_takes_the_width_its_labels_need() -> None:
+async def test_the_tree_s_width_comes_from_its_first_listing_s_names() -> None:
     narrow = TreeHost({"v": {"a": AppStreams(("s",))}})
     async with narrow.run_test(size=(150, 10)) as pilot:
         await settled(pilot)
         short = tree_of(narrow).size.width
         widest = max(cell_len(line) for line in screen_text(tree_of(narrow)))
-        assert widest <= short < 75
-    wide = TreeHost({"v": {"a": AppStreams(("a-much-longer-stream-name-than-the-others",))}})
+        assert widest < short < 85, "a blank column at the tree's right edge"
+    wide = TreeHost({"v": {"a": AppStreams(("a-longer-stream-name-than-others",))}})
     async with wide.run_test(size=(150, 10)) as pilot:
         await settled(pilot)
-        assert tree_of(wide).size.width >= short + 30
-        assert "a-much-longer-stream-name-than-the-others" in "\n".join(screen_text(tree_of(wide)))
+        assert tree_of(wide).size.width >= short + 20
+        assert "a-longer-stream-name-than-others  ? waiting" in "\n".join(screen_text(tree_of(wide)))
+
+
+async def test_names_longer_than_the_cap_are_cut_and_the_badges_start_in_one_column() -> None:
+    long = "a-stream-name-much-longer-than-any-tree-should-make-room-for"
+    app = TreeHost({"v": {"a": AppStreams(("s", long))}})
+    async with app.run_test(size=(200, 10)) as pilot:
+        await settled(pilot)
+        tree = tree_of(app)
+        lines = screen_text(tree)
+        assert tree.size.width < 110
+        assert any(line.startswith("  ├─ a-stream-name-much-longer-") and "…  ? waiting" in line for line in lines)
+        assert len({line.index("? waiting") for line in lines if "? waiting" in line}) == 1, lines
 
 
 async def test_streams_coming_and_going_leave_the_screen_laid_out_and_the_tree_as_wide() -> None:
     """A stream starting or ending changes the tree's rows, not the panes beside it: no new layout (which
-    redraws the whole screen), and the tree never narrows when the stream with the longest name ends."""
+    redraws the whole screen), the tree never narrows when the stream with the longest name ends and never
+    widens for a longer one (its name is cut with `…`)."""
     listing: Listing = {"default": {"app": AppStreams(("news", "a-long-stream-name"))}}
     app = TreeHost(listing)
     async with app.run_test(size=(150, 20)) as pilot:
@@ -241,8 +261,8 @@ async def test_streams_coming_and_going_leave_the_screen_laid_out_and_the_tree_a
         assert (tree.size.width, layouts) == (width, [])
         tree.show({"default": {"app": AppStreams(("news", "sport", "an-even-longer-stream-name"))}}, app.views, 3.0)
         await settled(pilot)
-        assert tree.size.width == width + len("an-even-longer-stream-name") - len("a-long-stream-name")
-        assert "an-even-longer-stream-name" in "\n".join(screen_text(tree))
+        assert (tree.size.width, layouts) == (width, [])
+        assert "an-even-longer-st…  ? waiting" in "\n".join(screen_text(tree))
 
 
 async def test_rows_beyond_the_tree_s_height_bring_its_scroll_bar_and_can_be_reached() -> None:
@@ -325,11 +345,11 @@ async def test_an_applications_ended_streams_are_one_closed_group_that_opens_and
     app = TreeHost(ended)
     async with app.run_test(size=(80, 20)) as pilot:
         tree = tree_of(app)
-        names = [line.split("  ?")[0] for line in screen_text(tree)[:5]]
+        names = [line.split("?")[0].rstrip() for line in screen_text(tree)[:5]]
         assert names == ["▼ default", "└─▼ app", "  ├─ news", "  └─▶ ended  2 streams", ""], "after the live ones"
         assert NodePath("default", "app", "gone") not in tree.paths()
         await pilot.press("end", "right")  # the group, opened
-        names = [line.split("  ?")[0] for line in screen_text(tree)[3:6]]
+        names = [line.split("?")[0].rstrip() for line in screen_text(tree)[3:6]]
         assert names == ["  └─▼ ended  2 streams", "    ├─ aired", "    └─ gone"]
         assert tree.paths()[-2:] == [NodePath("default", "app", "aired"), NodePath("default", "app", "gone")]
         assert tree.visible_paths() == [NodePath("default"), NodePath("default", "app"),
@@ -342,3 +362,57 @@ async def test_an_applications_ended_streams_are_one_closed_group_that_opens_and
         assert NodePath("default", "app", "gone") not in tree.paths()
         assert tree.select_path(NodePath("default", "app", "aired")), "selecting an ended stream opens its group"
         assert tree.cursor_path == NodePath("default", "app", "aired")
+
+
+class BusyViews:
+    """Every stream live with wide figures: three-digit rates, thousands of viewers, relays and pushes."""
+
+    def __call__(self, path: NodePath) -> NodeView:
+        stats = NodeStats(created=EPOCH, last_updated=EPOCH, total_bytes_in=0, total_bytes_out=0,
+                          connections_in={"webrtc": 1}, connections_out={"llhls": 4321, "ovt": 16, "push": 3},
+                          total_connections=4340, max_total_connections=4340, max_total_connection_time=EPOCH,
+                          avg_throughput_in_bps=0, avg_throughput_out_bps=0, max_throughput_in_bps=0,
+                          max_throughput_out_bps=0, last_throughput_in_bytes=0, last_throughput_out_bytes=0)
+        sample = Sample(at=1.0, rate_in_bps=209_210_000.0, rate_out_bps=977_770_000.0, viewers=4321, stats=stats)
+        return NodeView(path=path, state=NodeState.LIVE, latest=sample, history=(sample,))
+
+
+RATE = re.compile(r"\b(in|out) (\S+)(?: (\S+))?")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 48), (200, 60)])
+async def test_badges_keep_their_columns_and_never_touch_what_is_beside_the_tree(size: tuple[int, int]) -> None:
+    """An ad break's and alerts' marks on wide rows, the tree at half the screen (as on the dashboard): every
+    row ends before the tree's last column, every rate shown is whole with its unit, and the badges of every
+    row start in the same column."""
+    listing: Listing = {"default": {"app": AppStreams(("news", "a-stream-name-longer-than-most"))}}
+
+    class Beside(App[None]):
+        CSS = "Horizontal { height: 1fr; } NodeTree { width: auto; max-width: 50%; } #beside { width: 1fr; }"
+
+        def compose(self) -> ComposeResult:
+            with Horizontal():
+                yield NodeTree(id="tree")
+                yield Static("20 Mb/s┤", id="beside")
+
+        def on_mount(self) -> None:
+            tree = self.query_one(NodeTree)
+            tree.fit_to(self.size.width, compact=self.size.width < 140)
+            tree.show(listing, BusyViews(), 1.0, marks_of=lambda path: ("AD 0:24", "⚑ 2") if path.stream else ())
+
+    app = Beside()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot)
+        tree = tree_of(app)
+        lines = [strip.text for strip in tree.render_lines(Region(0, 0, tree.size.width, tree.size.height))]
+        rows = [line for line in lines if line.strip()]
+        assert len(rows) == 4
+        edge = tree.size.width - tree.styles.scrollbar_size_vertical - 1 if tree.show_vertical_scrollbar \
+            else tree.size.width - 1
+        assert all(line[edge] == " " for line in rows), rows
+        for line in rows:
+            for _direction, figure, unit in RATE.findall(line):
+                assert re.fullmatch(r"[\d.]+", figure) and unit in ("b/s", "kb/s", "Mb/s", "Gb/s"), line
+        streams = [line for line in rows if "├─" in line or "└─" in line][1:]
+        assert all("AD 0:24" in line and "● live" in line for line in streams), streams
+        assert len({line.index("AD 0:24") for line in streams}) == 1, streams

@@ -16,6 +16,7 @@ from omeconsole.core import units
 from omeconsole.core.text import visible_parts
 from omeconsole.model import audience
 from omeconsole.model.nodes import NodeState, NodeView, is_stalled
+from omeconsole.ui.fitting import Part, fitted
 
 STATE_MARKS: dict[NodeState, tuple[str, str]] = {
     NodeState.LIVE: ("●", "live"),
@@ -98,33 +99,37 @@ def own_text(view: NodeView) -> str:
     return f" (+{own} this console)" if own else ""
 
 
-def node_badges(view: NodeView, colours: Mapping[str, str], *, own: bool = False) -> Text:
+def badge_parts(view: NodeView, colours: Mapping[str, str], *, own: bool = False) -> list[Part]:
     """`● live  rtmp  45 viewers  in 4.50 Mb/s  out 12.30 Mb/s` with theme colours (an ended node: no
     current figures, `○ ended  last seen 12:03:04, input was rtmp`; a rate the server's own figures
-    contradict: `⚠` after it). `own`: say when the
-    server also counted the console's own playlist reads (the detail's header; rows show the audience)."""
-    text = view_state_text(view, colours)
+    contradict: `⚠` after it). `own`: say when the server also counted the console's own playlist reads
+    (the detail's header; rows show the audience).
+
+    As parts (`ui/fitting`): the state and the viewers stay longest, then the rates (out before in); the
+    input, the other connections and the console's own reads go first when the row or header is narrow."""
+    parts = [Part(view_state_text(view, colours), 0)]
     if view.state is NodeState.ENDED:  # no current figures: when it was last seen, what it was
         said = ended_text(view)
         if said:
-            text.append(f"  {said}", style=colours.get("muted", ""))
-        return text
+            parts.append(Part(Text(said, style=colours.get("muted", "")), 3))
+        return parts
     if view.path.level == "stream":
-        text.append(f"  {input_protocol(view) or units.NA}")
-    text.append(f"  {viewers_text(view)}")
-    if own and (mine := own_text(view)):
-        text.append(mine, style=colours.get("muted", ""))
+        parts.append(Part(Text(input_protocol(view) or units.NA), 4))
+    parts.append(Part(Text(viewers_text(view)), 1))
     muted = colours.get("muted", "")
+    if own and (mine := own_text(view)):
+        parts.append(Part(Text(mine.strip(), style=muted), 6, separator=" "))
     others = others_text(view)
     if others:
-        text.append(f" · {others}", style=muted)
+        parts.append(Part(Text(others, style=muted), 5, separator=" · "))
     disagree = view.server_disagrees
     for direction, rate in (("in", view.rate_in_bps), ("out", view.rate_out_bps)):
-        text.append(f"  {direction} ", style=muted)
-        text.append(units.rate(rate), style=colours.get(f"rate-{direction}", ""))
+        badge = Text(f"{direction} ", style=muted)
+        badge.append(units.rate(rate), style=colours.get(f"rate-{direction}", ""))
         if direction in disagree:
-            text.append(" ⚠", style=colours.get("state-stale", ""))
-    return text
+            badge.append(" ⚠", style=colours.get("state-stale", ""))
+        parts.append(Part(badge, 2))
+    return parts
 
 
 def name_text(name: str, colours: Mapping[str, str], style: str = "bold") -> Text:
@@ -143,16 +148,24 @@ def marks_text(marks: Sequence[str], colours: Mapping[str, str]) -> Text:
     return text
 
 
-def node_label(view: NodeView, colours: Mapping[str, str], *, compact: bool = False, marks: Marks = ()) -> Text:
-    """A tree label: the node's own name, its marks, then its badges (only state and viewers when compact)."""
+def node_label(view: NodeView, colours: Mapping[str, str], *, compact: bool = False, marks: Marks = (),
+               name_room: int | None = None, badge_room: int | None = None) -> Text:
+    """A tree label: the node's own name, its marks, then its badges (only state and viewers when compact).
+    `name_room`: the name's column (cut with `…`, padded: the badges of every row start at the same
+    column); `badge_room`: the columns of the marks and badges (the least useful badges go first, the marks
+    never)."""
     label = name_text(view.path.name, colours)
+    if name_room is not None:
+        label.truncate(max(1, name_room), overflow="ellipsis", pad=True)
     label.append("  ")
-    if marks:
-        label.append_text(marks_text(marks, colours))
     if compact:
-        label.append_text(view_state_text(view, colours))
+        parts = [Part(view_state_text(view, colours), 0)]
         if view.state is not NodeState.ENDED:  # an ended stream has no current viewers to say
-            label.append(f"  {viewers_text(view)}")
+            parts.append(Part(Text(viewers_text(view)), 1))
     else:
-        label.append_text(node_badges(view, colours))
+        parts = badge_parts(view, colours)
+    if marks:
+        parts.insert(0, Part(marks_text(marks, colours), 0))
+        parts[1] = Part(parts[1].text, 0, separator="")  # the marks end with their own space
+    label.append_text(fitted(parts, badge_room))
     return label

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from omeconsole.core.clock import Clock
@@ -26,6 +26,7 @@ from omeconsole.core.text import visible
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.live import LiveSession
 from omeconsole.ui.recorded_ended import EndedSource, read_ended
+from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
 from omeconsole.ui.widgets.status_bar import StatusLine
 from omeconsole.ui.widgets.ticking_status_bar import TickingStatusBar
@@ -61,7 +62,7 @@ class EndedScreen(Screen[None]):
         yield Input(placeholder="filter: part of a name", id="ended-filter")
         yield KeyedOptionList(id="ended-list")
         yield TickingStatusBar(self._status_line, self._clock, id="status")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self._title("reading the history store…")

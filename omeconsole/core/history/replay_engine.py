@@ -123,6 +123,10 @@ class ReplayEngine(PollingEngine):
     def listing(self) -> Listing:
         return self._rows.listing()
 
+    @property
+    def listing_complete(self) -> bool:
+        return True  # the recorded listing is whole from the start
+
     def node(self, path: NodePath) -> NodeView:
         source = self._charts if path == self.selected else self._rows
         view = source.node(path)

@@ -125,6 +125,11 @@ class PollingEngine:
         """vhost -> app -> AppStreams(live, ended); copy-on-write, an app's object replaced only when it changed."""
         return self._store.listing()
 
+    @property
+    def listing_complete(self) -> bool:
+        """Every host and application has been listed at least once (the tree's columns are decided then)."""
+        return self._store.listing_complete
+
     def node(self, path: NodePath) -> NodeView:
         return self._store.node(path, self._clock.monotonic(), self.stale_after(path))
 

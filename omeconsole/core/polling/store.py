@@ -115,6 +115,11 @@ class NodeStore:
     def listing(self) -> Listing:
         return self.book.listing()
 
+    @property
+    def listing_complete(self) -> bool:
+        """Every host and application has been listed at least once."""
+        return self._listing_was_complete
+
     # -- sending and applying -------------------------------------------------------------------
 
     def sent(self, job: Job, now: float) -> None:

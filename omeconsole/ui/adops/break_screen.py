@@ -16,7 +16,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from omeconsole.core.adops.controller import StreamController, WatchLease
 from omeconsole.core.clock import Clock
@@ -28,6 +27,7 @@ from omeconsole.ui.adops.changes import AdOpsChanged
 from omeconsole.ui.adops.dialogs import CSS_PATH
 from omeconsole.ui.adops.flows import cue_in_flow, cue_out_flow, id3_flow
 from omeconsole.ui.adops.panel import AdBreakPanel
+from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.status_bar import StatusBar, StatusLine
 
 TICK_S = 1.0
@@ -62,7 +62,7 @@ class AdBreakScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield AdBreakPanel(id="ad-break-panel")
         yield StatusBar(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self._lease = self.controller.watch()

@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Label, Select, Static
+from textual.widgets import DataTable, Label, Select, Static
 
 from omeconsole.core.adops.audit import OUTCOME_UNKNOWN, AuditContents, AuditedSend, AuditLog
 from omeconsole.core.adops.playlist_watch import FirstSeen
@@ -35,6 +35,7 @@ from omeconsole.ui.adops.changes import AdOpsChanged
 from omeconsole.ui.adops.dialogs import CSS_PATH
 from omeconsole.ui.adops.panel import context_text
 from omeconsole.ui.adops.untrusted_text import append_outside, outside
+from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.keyed_lists import KeyedTable
 from omeconsole.ui.widgets.status_bar import StatusLine
 from omeconsole.ui.widgets.ticking_status_bar import TickingStatusBar
@@ -176,7 +177,7 @@ class AdEventsScreen(Screen[None]):
         yield Static(id="events-summary")
         yield KeyedTable(id="events", cursor_type="row", zebra_stripes=True)
         yield TickingStatusBar(self._status_line, self._clock, id="status")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*COLUMNS)

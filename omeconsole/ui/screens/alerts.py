@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
 from omeconsole.core.alerts.evaluator import AlertEvaluator
@@ -30,6 +30,7 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.alert_rows import detail_text, row_cells
 from omeconsole.ui.live import LiveSession
 from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.keyed_lists import KeyedTable
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
 
@@ -62,7 +63,7 @@ class AlertsScreen(LiveScreen):
         yield KeyedTable(id="alerts", cursor_type="row", zebra_stripes=True)
         yield Static(id="alert-detail", markup=False)
         yield StatusBar(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -12,7 +12,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from omeconsole.core.nearest import Jump, JumpScope, nearest_paths
 from omeconsole.core.polling.engine import EngineUpdate
@@ -25,6 +25,7 @@ from omeconsole.ui.live import LiveSession
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.recorded_ended import REREAD_S, recorded_ended
 from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
@@ -59,15 +60,17 @@ class DashboardScreen(LiveScreen):
             yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap, fold_hint="scroll, or Enter")
         yield Input(placeholder="filter: part of a name (Esc clears)", id="filter")
         yield StatusBar(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     def compose_above_body(self) -> ComposeResult:
         """What a dashboard of several servers puts between the banner and the tree (nothing here)."""
         yield from ()
 
     def on_resize(self) -> None:
-        """Labels as wide as the terminal allows, from the moment it changes size (not from the next reading)."""
-        self.query_one(NodeTree).compact = self.app.size.width < WIDE_COLUMNS
+        """The tree's columns and labels as wide as the terminal allows, from the moment it changes size (not
+        from the next reading); decided once per size, so data arriving never moves the panes."""
+        width = self.app.size.width
+        self.query_one(NodeTree).fit_to(width, compact=width < WIDE_COLUMNS)
 
     def on_mount(self) -> None:
         self.on_resize()
@@ -109,7 +112,7 @@ class DashboardScreen(LiveScreen):
         recorded = self.recorded
         listing = live.engine.listing() if recorded is None else recorded.merged(live.engine.listing())
         tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes, marks_of=self._marks,
-                  ended_note=None if recorded is None else recorded.note)
+                  ended_note=None if recorded is None else recorded.note, listed=live.engine.listing_complete)
         self._try_pending(tree)
         self.declare_on_screen()
         self._refresh_detail()

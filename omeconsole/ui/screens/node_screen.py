@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
@@ -27,6 +27,7 @@ from omeconsole.ui.live import LiveSession
 from omeconsole.ui.messages import ClockTick
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
@@ -82,7 +83,7 @@ class NodeScreen(LiveScreen):
         children.display = self.path.level != "stream"
         yield children
         yield StatusBar(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self._draw_breadcrumb()

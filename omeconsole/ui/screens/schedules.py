@@ -13,7 +13,7 @@ from datetime import datetime
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
 from omeconsole.core.config import config_path
@@ -27,6 +27,7 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.live import EVERYTHING, LiveSession
 from omeconsole.ui.schedule_runner import ConsoleScheduler, console_scheduler
 from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
 
 COLUMNS = ("schedule", "stream", "template", "when", "next run", "in", "state")
@@ -57,7 +58,7 @@ class SchedulesScreen(LiveScreen):
         yield DataTable(id="schedules", cursor_type="row", zebra_stripes=True)
         yield Static(id="schedule-events", markup=False)
         yield StatusBar(id="status")
-        yield Footer()
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self._columns = self.query_one(DataTable).add_columns(*COLUMNS)

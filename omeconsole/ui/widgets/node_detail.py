@@ -21,7 +21,8 @@ from textual.widgets import Static
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
-from omeconsole.ui.badges import name_text, node_badges
+from omeconsole.ui.badges import badge_parts, name_text
+from omeconsole.ui.fitting import Part, chosen, joined
 from omeconsole.ui.widgets.chart_scale import WINDOWS
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
@@ -32,6 +33,8 @@ from omeconsole.ui.widgets.totals_panel import TotalsPanel
 WIDE_DETAIL = 120
 """From this width the totals and the source and tracks sit side by side."""
 LEVEL_WORDS = {"vhost": "virtual host", "app": "application", "stream": "stream"}
+ESSENTIAL = 2
+"""The header's parts up to this priority (state, viewers, rates) are kept before the node's whole path."""
 BARS_IN, BARS_OUT = "inbound (providers)", "outbound (publishers)"
 
 
@@ -50,12 +53,26 @@ def chart_series(view: NodeView, now: float, window: float) -> list[Series]:
     return [Series("bit rate in", xs, rate_in, "rate-in"), Series("bit rate out", xs, rate_out, "rate-out")]
 
 
-def header_text(view: NodeView, colours: dict[str, str], notes: Text | None) -> Text:
-    header = Text(f"{LEVEL_WORDS[view.path.level]} ", style=colours.get("muted", ""), no_wrap=True,
-                  overflow="ellipsis")
-    header.append_text(name_text(str(view.path), colours))
-    header.append("  ")
-    header.append_text(node_badges(view, colours, own=True))
+def header_line(view: NodeView, colours: dict[str, str], width: int | None) -> Text:
+    """`stream default/app/news  ● live  srt  21 viewers · 1 relay  in 2.97 Mb/s  out 66.40 Mb/s` in `width`
+    columns: the least useful parts go first (the level's word, the console's own reads, the other
+    connections, the input; see `badges.badge_parts`); when even the viewers or a rate would go, the path
+    gives way to the node's name (the tree or the breadcrumb says where it is)."""
+    level = Part(Text(LEVEL_WORDS[view.path.level], style=colours.get("muted", "")), 7)
+    parts: list[Part] = []
+    kept: set[int] = set()
+    for shown in (str(view.path), view.path.name):
+        parts = [level, Part(name_text(shown, colours), 0, separator=" "), *badge_parts(view, colours, own=True)]
+        kept = chosen(parts, width)
+        if all(part.priority > ESSENTIAL for index, part in enumerate(parts) if index not in kept):
+            break
+    return joined(parts, kept)
+
+
+def header_text(view: NodeView, colours: dict[str, str], notes: Text | None, width: int | None = None) -> Text:
+    """The header line fitted to `width` (see `header_line`), then the screen's notes and the node's error
+    (each cut with `…` by the stylesheet)."""
+    header = header_line(view, colours, width)
     if notes:
         header.append("\n")
         header.append_text(notes)
@@ -77,6 +94,8 @@ class NodeDetail(VerticalScroll):
         self._drawn_at: tuple[object, ...] | None = None
         self._fold = ""
         self._header: Text | None = None
+        self._headed: tuple[NodeView, Text | None] | None = None
+        """What the header was last made of: it is fitted again when the detail's width changes."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-header")
@@ -95,6 +114,7 @@ class NodeDetail(VerticalScroll):
     def clear(self, message: str | Text) -> None:
         """No node selected: only the message shows (a string in muted colour, or text as styled)."""
         self._drawn_at = None
+        self._headed = None
         shown = message if isinstance(message, Text) else Text(message, style=self.app.theme_variables.get("muted", ""))
         self._show_header(shown)
         self.add_class("-empty")
@@ -114,8 +134,8 @@ class NodeDetail(VerticalScroll):
         header (an ad break, alerts) the screen composed."""
         if not self.is_mounted or not self.display:
             return
-        colours = self.app.theme_variables
-        self._show_header(header_text(view, colours, notes))
+        self._headed = (view, notes)
+        self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width()))
         self.remove_class("-empty")
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme, window)
@@ -150,9 +170,17 @@ class NodeDetail(VerticalScroll):
             bars.show(counts, fresh=not same_node)
         self.call_after_refresh(self._say_what_is_below)
 
+    def _header_width(self) -> int | None:
+        """The header's columns (its padding off); None before the first layout."""
+        width = self.scrollable_content_region.width - self.query_one("#detail-header").styles.padding.width
+        return width if width > 0 else None
+
     def on_resize(self) -> None:
         # Totals beside the source and tracks when there is room for both, one above the other otherwise.
         self.set_class(self.size.width >= WIDE_DETAIL, "-wide")
+        if self._headed is not None:
+            view, notes = self._headed
+            self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width()))
         self.call_after_refresh(self._say_what_is_below)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:

@@ -42,9 +42,9 @@ from omeconsole.ui.widgets.tree_drawing import (
     DrawnRows,
     RowStyles,
     ServerLine,
+    TreeColumns,
     draw_row,
-    tree_width,
-    unknown_badge_width,
+    tree_columns,
     widest_name,
 )
 from omeconsole.ui.widgets.tree_labels import EndedNote, MarksOf, TreeLabels, ViewOf
@@ -104,6 +104,10 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self._now = 0.0
         self._drawn = DrawnRows()
         self._name_widths: dict[AppBranch, int] = {}
+        self._screen_columns = 0
+        self._listed = True
+        self._columns_named = False
+        """The tree's columns were decided from a whole listing's names: kept until the screen's size changes."""
         self._told_visible: tuple[NodePath, ...] | None = None
         self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
 
@@ -111,17 +115,22 @@ class NodeTree(CursorRows, inherit_bindings=False):
 
     def show(self, listing: Listing, view_of: ViewOf, now: float,
              changed: Collection[NodePath] | None = None, *, marks_of: MarksOf | None = None,
-             ended_note: EndedNote | None = None) -> None:
+             ended_note: EndedNote | None = None, listed: bool = True) -> None:
         """New data. `changed` names the nodes with new readings; None means any of them may have; an
         empty set repaints only the rows whose label would now read differently (a node turned stale, a
-        countdown moved). `ended_note`: what an ended stream's row says after its name (its recorded life)."""
+        countdown moved). `ended_note`: what an ended stream's row says after its name (its recorded life).
+        `listed`: every host and application has been listed (the tree's columns are decided from the names
+        then; until then they follow the names listed so far)."""
         self._labels.feed(view_of, marks_of, ended_note)
         self._listing = listing
+        self._listed = listed
         self._now = now
         if changed is not None:
             self._arranger.readings_changed(changed)
         if not self._rearrange():
             self._redraw_rows(changed)
+            if not self._columns_named:
+                self._decide_columns()
 
     def show_servers(self, servers: Sequence[ServerLine], current: str) -> None:
         """A fleet's server level: a row per server (in this order), `current`'s nodes open under its row."""
@@ -145,8 +154,9 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if changed is None:
             self.refresh()
             return
-        widest = self._labels.badge_width
         compact, theme, colours = self.compact, self.app.theme, self.app.theme_variables
+        if changed:  # a host's or application's marks follow its streams' (`ADx2`): their rows are checked too
+            changed = {*changed, *(parent for path in changed for parent in _parents(path))}
         top = int(self.scroll_y)
         for index in range(top, min(len(self._rows), top + max(1, self.size.height))):
             line = self._rows.line(index)
@@ -154,7 +164,6 @@ class NodeTree(CursorRows, inherit_bindings=False):
                 continue
             if self._labels.relabel(line, compact, theme, colours):
                 self.refresh_line(index)
-        self._follow_badge_width(widest)
 
     def _rearrange(self) -> bool:
         """Lay the rows out again if the arrangement changed; True when it did (and all was redrawn)."""
@@ -178,7 +187,9 @@ class NodeTree(CursorRows, inherit_bindings=False):
             self._rows = self._shape.layout(self._arrangement)
         self._name_widths = {app: self._name_widths.get(app) or widest_name(app)
                              for vhost in self._arrangement.vhosts for app in vhost.apps}
-        self._size_to_rows(max(self._needed_width(), self.virtual_size.width))
+        if not self._columns_named:
+            self._decide_columns()
+        self._size_to_rows()
         index = self._rows.index_near(at) if at is not None else 0
         self.set_reactive(NodeTree.cursor, index)
         if at is not None:
@@ -187,24 +198,43 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self.refresh()
         self.visible_rows_changed()
 
-    # Width: the tree takes the width it needs ------------------------------------------------------
+    # Width: decided once per screen size ------------------------------------------------------------
 
-    def _needed_width(self) -> int:
-        """The widest name (measured once per application branch) plus the widest badges drawn so far."""
-        least = unknown_badge_width(self.app.theme_variables if self.is_attached else {}, compact=self.compact)
-        return tree_width(self._name_widths.values(), self._arrangement.vhosts, self._servers,
-                          self._labels.badge_width, least)
+    def fit_to(self, screen_columns: int, *, compact: bool) -> None:
+        """The screen is `screen_columns` wide: the tree's columns are decided again, from the names of the
+        whole listing (once every host and application was listed; later listings never move them: a longer
+        name is cut with `…`, and the panes beside the tree stay where they are when data arrives).
+        `compact`: labels carry only the name, state and viewers."""
+        self._screen_columns = screen_columns
+        self._columns_named = False
+        self.set_reactive(NodeTree.compact, compact)
+        self._decide_columns()
 
-    def _size_to_rows(self, width: int) -> None:
-        """The virtual size for new rows, `width` wide. Streams come and go all the time: rows added or gone
-        at the same width leave the screen's layout as it is (a layout redraws the whole screen), the scroll
-        bar follows them (the screen lays out again only when it appears or goes). Callers never narrow the
-        tree for a listing's change (a stream with the longest name ending would pull the panes beside it
-        over, the next one push them back); the compact view measures it anew."""
-        size = Size(width, len(self._rows))
-        if width != self.virtual_size.width:
-            self.virtual_size = size
+    def _decide_columns(self) -> None:
+        screen = Size(self._screen_columns or self.app.size.width, self.app.size.height)
+        most = self.styles.max_width  # the stylesheet's share of the screen (half, beside the detail)
+        room = (int(most.resolve(screen, screen)) if most is not None else screen.width) \
+            - self.styles.scrollbar_size_vertical
+        columns = tree_columns(self._name_widths.values(), self._arrangement.vhosts, self._servers, room,
+                               compact=self.compact)
+        self._columns_named = self._listed and bool(self._name_widths or self._servers)
+        if columns == self._labels.columns:
             return
+        self._labels.columns = columns
+        self._drawn.clear()
+        self.virtual_size = Size(columns.width, len(self._rows))
+        self.refresh(layout=True)
+
+    @property
+    def columns(self) -> TreeColumns | None:
+        """Where the names end and the badges start (None before the tree is first fitted to the screen)."""
+        return self._labels.columns
+
+    def _size_to_rows(self) -> None:
+        """The virtual size for new rows, as wide as the columns decided. Streams come and go all the time:
+        rows added or gone leave the screen's layout as it is (a layout redraws the whole screen), the scroll
+        bar follows them (the screen lays out again only when it appears or goes)."""
+        size = Size(self.virtual_size.width, len(self._rows))
         self.set_reactive(NodeTree.virtual_size, size)
         self._scroll_update(size)
         self.refresh()
@@ -221,10 +251,9 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self._rearrange()
 
     def watch_compact(self) -> None:
-        self._labels.clear(widths=True)
         self._drawn.clear()
-        self.virtual_size = Size(self._needed_width(), len(self._rows))
-        self.refresh(layout=True)
+        self._columns_named = False
+        self._decide_columns()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()  # a new theme or stylesheet: every row is repainted, labels built anew
@@ -273,7 +302,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         reopened = self._shape.open_above(path, self._arrangement)
         if reopened:
             self._rows = self._shape.layout(self._arrangement)
-            self._size_to_rows(self.virtual_size.width)
+            self._size_to_rows()
         index = self._rows.index_of(path)
         if index is None and nearest:
             index = self._rows.index_near(At(path))
@@ -396,12 +425,6 @@ class NodeTree(CursorRows, inherit_bindings=False):
 
     # Drawing ---------------------------------------------------------------------------------------
 
-    def _follow_badge_width(self, widest: int) -> None:
-        """Wider badges than any built before `widest`: the tree takes their width."""
-        if self._labels.badge_width > widest:
-            self.virtual_size = Size(self._needed_width(), len(self._rows))
-            self.call_after_refresh(self.refresh, layout=True)
-
     def render_lines(self, crop: Region) -> list[Strip]:
         # Styles are looked up once per pass over the rows, not once per row.
         self._styles = RowStyles(self.rich_style, self.get_component_rich_style("node-tree--guides", partial=True),
@@ -419,9 +442,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if index >= len(self._rows):
             return Strip.blank(width, styles.base)
         line = self._rows.line(index)
-        widest = self._labels.badge_width
         label = self._labels.label(line, self.compact, self.app.theme, self.app.theme_variables)
-        self._follow_badge_width(widest)
         cursor = index == self.cursor
         hover = index == self.hover_row
         place = (line, cursor, cursor and self.has_focus, hover, width, styles)
@@ -440,3 +461,12 @@ def _under(path: NodePath, ancestor: NodePath) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def _parents(path: NodePath) -> list[NodePath]:
+    parents = []
+    parent = path.parent
+    while parent is not None:
+        parents.append(parent)
+        parent = parent.parent
+    return parents

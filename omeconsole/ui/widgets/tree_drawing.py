@@ -6,7 +6,7 @@ Pure functions of a row (from `core/tree_model.TreeRows`), its label and the sty
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -20,7 +20,6 @@ from omeconsole.core.tree_model import AppBranch, VhostBranch
 from omeconsole.core.tree_servers import Line
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.badges import node_badges, state_text
 
 EXPANDED, COLLAPSED = "▼ ", "▶ "
 GUIDE_WIDTH = 2
@@ -74,10 +73,9 @@ def draw_row(row: Line, label: Text, *, width: int, styles: RowStyles, row_index
         # On the cursor every span takes the cursor's colours, so a coloured badge never sits on a
         # background of its own colour; the words and symbols still say the state.
         shown.stylize(styles.cursor if focused else styles.cursor_blurred)
-        shown.pad_right(max(0, width - text.cell_len - shown.cell_len))
     text.append_text(shown)
-    if text.cell_len > width:  # cut where the tree ends, and visibly: never a number without its unit
-        text.truncate(width, overflow="ellipsis")
+    if text.cell_len >= width:  # cut where the tree ends, visibly, and a blank column before what is beside it
+        text.truncate(max(1, width - 1), overflow="ellipsis")
     return Strip(list(text.render(console))).adjust_cell_length(width, line_style)
 
 
@@ -107,31 +105,60 @@ class DrawnRows:
         self._drawn.clear()
 
 
+def prefix_width(row: Line) -> int:
+    """The columns before a row's label: its guides and its ▶/▼ toggle (or a space), as `draw_row` draws them."""
+    return GUIDE_WIDTH * max(0, len(row.lasts) - 2) + (GUIDE_WIDTH if row.depth else 0) \
+        + (len(EXPANDED) if row.expandable else 1)
+
+
 def widest_name(app: AppBranch) -> int:
     """The widest of an application's row and its streams' rows, up to the end of the name."""
     widest = GUIDE_WIDTH + len(EXPANDED) + cell_len(visible(app.path.name))
     for stream in app.streams:
-        widest = max(widest, 2 * GUIDE_WIDTH + cell_len(visible(stream)))
+        widest = max(widest, 2 * GUIDE_WIDTH + 1 + cell_len(visible(stream)))
     for stream in app.ended:  # under the "ended" group
-        widest = max(widest, 3 * GUIDE_WIDTH + cell_len(visible(stream)))
+        widest = max(widest, 3 * GUIDE_WIDTH + 1 + cell_len(visible(stream)))
     return widest
 
 
-def tree_width(name_widths: Iterable[int], vhosts: Iterable[VhostBranch], servers: Sequence[ServerLine],
-               badge_width: int, least: int) -> int:
-    """The columns the tree needs: its widest name (`name_widths`: the widest of each application branch),
-    then the widest badges drawn (`badge_width`, at least `least`); under a fleet's server level one level
-    deeper, and a server's row shows at least its name (the rest of its label is cut to the width)."""
+NAME_CAP = 40
+"""The column where names end at most: a longer name is cut with `…` (the detail's header has it whole)."""
+NAME_LEAST = 12
+"""The column names may always reach, however little room the screen leaves."""
+BADGE_ROOM = {False: cell_len("● live  webrtc  9,999 viewers  in 999.99 Mb/s  out 999.99 Mb/s"),
+              True: cell_len("◐ stalled  99,999 viewers")}
+"""The columns kept for a row's marks and badges, full and compact (a wider row leaves its least useful
+badges out, see `badges.badge_parts`)."""
+BADGE_LEAST = cell_len("▲ stale  999 viewers")
+"""The badges' columns a long name leaves them at least."""
+NARROWEST = 24
+
+
+@dataclass(frozen=True)
+class TreeColumns:
+    """Where a row's parts go: the tree's width, the column where names end (the badges start two after
+    it on every row) and the columns of the badges. Decided once per screen size (`tree_columns`)."""
+
+    width: int
+    name_end: int
+    badge_room: int
+
+    def name_room(self, row: Line) -> int:
+        return self.name_end - prefix_width(row)
+
+
+def tree_columns(name_widths: Iterable[int], vhosts: Iterable[VhostBranch], servers: Sequence[ServerLine],
+                 room: int, *, compact: bool) -> TreeColumns:
+    """The tree's columns for a screen leaving it `room` columns: its names (`name_widths`: the widest of each
+    application branch, up to `NAME_CAP`), two spaces, the badges' reserved columns and one blank column
+    before the panes beside it; under a fleet's server level one level deeper, and a server's row shows at
+    least what its label `needed` (the rest is cut). Where the room is short the names are cut before the
+    badges go below `BADGE_LEAST`."""
     depth = GUIDE_WIDTH if servers else 0
-    names = max([max(name_widths, default=0) + depth,
-                 *(depth + len(EXPANDED) + cell_len(visible(vhost.path.name)) for vhost in vhosts),
-                 *(len(EXPANDED) + server.needed - 2 - badge_width for server in servers)])
-    return names + 2 + max(badge_width, least) + 1
-
-
-def unknown_badge_width(colours: Mapping[str, str], *, compact: bool) -> int:
-    """The badges of a node not read yet: the least a row's badges take."""
-    unknown = unknown_view(NodePath("v", "a", "s"))
-    badges = Text.assemble(state_text(unknown.state, colours), "  n/a viewers") if compact \
-        else node_badges(unknown, colours)
-    return badges.cell_len
+    names = min(NAME_CAP, max([NAME_LEAST, max(name_widths, default=0) + depth,
+                               *(depth + len(EXPANDED) + cell_len(visible(vhost.path.name)) for vhost in vhosts)]))
+    badges = BADGE_ROOM[compact]
+    wanted = max([names + 2 + badges + 1, *(len(EXPANDED) + server.needed + 1 for server in servers)])
+    width = max(NARROWEST, min(wanted, room))
+    name_end = min(names, max(NAME_LEAST, width - 3 - BADGE_LEAST))
+    return TreeColumns(width, name_end, max(0, width - name_end - 3))

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
-from rich.cells import cell_len
 from rich.text import Text
 
 from omeconsole.core.text import visible
@@ -22,7 +21,7 @@ from omeconsole.core.tree_servers import Line, ServerRow
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.badges import STATE_MARKS, Marks, name_text, node_label
-from omeconsole.ui.widgets.tree_drawing import unknown_view
+from omeconsole.ui.widgets.tree_drawing import TreeColumns, prefix_width, unknown_view
 
 ViewOf = Callable[[NodePath], NodeView]
 """What the tree reads about a node it draws (the engine's read-only view)."""
@@ -66,18 +65,16 @@ class TreeLabels:
         self.ended_note: EndedNote = _no_note
         self.servers: dict[str, Text] = {}
         self._cache: OrderedDict[NodePath, tuple[tuple[object, ...], Text]] = OrderedDict()
-        self.badge_width = 0
-        """The widest badges of a live node built so far (the tree's width follows it)."""
+        self.columns: TreeColumns | None = None
+        """Where names end and how wide the badges may be (the tree decides it once per screen size)."""
 
     def feed(self, view_of: ViewOf, marks_of: MarksOf | None, ended_note: EndedNote | None) -> None:
         self.view_of = view_of
         self.marks_of = marks_of or _no_marks
         self.ended_note = ended_note or _no_note
 
-    def clear(self, *, widths: bool = False) -> None:
+    def clear(self) -> None:
         self._cache.clear()
-        if widths:
-            self.badge_width = 0
 
     def shows(self, row: Row, compact: bool, theme: str) -> tuple[object, ...]:
         """What a node's label shows: it is built again only when this changes."""
@@ -85,7 +82,7 @@ class TreeLabels:
         latest = view.latest
         note = self.ended_note(row.path) if row.ended else None
         return (view.state, latest.at if latest else None, view.info.source_type if view.info else None,
-                compact, theme, self.marks_of(row.path), row.ended, note)
+                compact, theme, self.marks_of(row.path), row.ended, self.columns, prefix_width(row), note)
 
     def relabel(self, row: Row, compact: bool, theme: str, colours: Mapping[str, str]) -> bool:
         """Bring a node's label up to date; True when it now reads differently (its row needs repainting)."""
@@ -107,8 +104,10 @@ class TreeLabels:
         if isinstance(note, str):
             label = ended_label(line.path, note, colours)
         else:
-            label = node_label(self.view_of(line.path), colours, compact=compact, marks=self.marks_of(line.path))
-            self.badge_width = max(self.badge_width, label.cell_len - cell_len(visible(line.path.name)) - 2)
+            columns = self.columns
+            label = node_label(self.view_of(line.path), colours, compact=compact, marks=self.marks_of(line.path),
+                               name_room=columns.name_room(line) if columns else None,
+                               badge_room=columns.badge_room if columns else None)
         if cached is not None and cached[1] == label:
             label = cached[1]  # a new reading with the same figures: the drawn row stays as it is
         self._cache[line.path] = (key, label)
