@@ -127,11 +127,19 @@ class ConsoleServer:
         return websocket
 
     async def _session(self, websocket: web.WebSocketResponse, width: int, height: int) -> None:
-        console = ConsoleProcess(self._console.command, environment=self._console.environment,
-                                 removed=self._console.removed, write_bytes=websocket.send_bytes,
-                                 write_str=websocket.send_str, close=lambda: _close(websocket))
         loop = asyncio.get_running_loop()
         typed = [loop.time()]
+
+        async def draw(screen: bytes) -> None:
+            if not drawn:  # the idle time counts from the console's first screen, not from its slow start
+                drawn.append(True)
+                typed[0] = loop.time()
+            await websocket.send_bytes(screen)
+
+        drawn: list[bool] = []
+        console = ConsoleProcess(self._console.command, environment=self._console.environment,
+                                 removed=self._console.removed, write_bytes=draw,
+                                 write_str=websocket.send_str, close=lambda: _close(websocket))
         watch = asyncio.create_task(self._end_when_idle(websocket, typed), name="idle-timeout")
         try:
             await console.start(width, height)
