@@ -131,7 +131,7 @@ class ConsoleServer:
         typed = [loop.time()]
 
         async def draw(screen: bytes) -> None:
-            if not drawn:  # the idle time counts from the console's first screen, not from its slow start
+            if not drawn:  # the idle time counts from the console's first output, not from its slow start
                 drawn.append(True)
                 typed[0] = loop.time()
             await websocket.send_bytes(screen)
