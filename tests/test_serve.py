@@ -220,6 +220,7 @@ async def test_a_wrong_password_gets_no_console(simulator: RunningSimulator, tmp
         async with http.get(served.url) as reply:
             page = await reply.text()
         assert reply.status == 200 and 'type="password"' in page and "textual.js" not in page
+        assert simulator.api_url not in page, "before the password, the page names no server"
         async with http.post(served.url + "login", data={"password": PASSWORD[:-1]}) as reply:
             page = await reply.text()
         assert reply.status == 401 and "Wrong password: no console." in page and "textual.js" not in page

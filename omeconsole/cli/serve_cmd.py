@@ -32,6 +32,14 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def _without_userinfo(url: str) -> str:
+    """The API's address as pages and the banner show it: a `user:password@` in it is left out."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
 def console_arguments(settings: Settings, args: argparse.Namespace) -> list[str]:
     """The console's command line for one session: the server's address (no token) and the session's mode."""
     words = [sys.executable, "-m", "omeconsole.cli.main"]
@@ -62,7 +70,7 @@ async def _serve(settings: Settings, args: argparse.Namespace, secret: bytes | N
     from omeconsole.serve.server import ConsoleCommand, ConsoleServer
 
     host, port = args.listen
-    target = "the demo (a simulator per session)" if args.demo else visible(settings.api_url)
+    target = "the demo (a simulator per session)" if args.demo else visible(_without_userinfo(settings.api_url))
     terms = Terms(title=f"omeconsole · {target}", allow_sends=args.allow_sends, max_sessions=args.max_sessions,
                   idle_timeout_s=args.idle_timeout)
     console = ConsoleCommand(shlex.join(console_arguments(settings, args)), _environment(settings, args),

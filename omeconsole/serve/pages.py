@@ -76,12 +76,13 @@ def console_page(terms: Terms, open_sessions: int) -> str:
 
 def login_page(terms: Terms, *, wrong: bool) -> str:
     error = '<p class="error" id="wrong">Wrong password: no console.</p>' if wrong else ""
-    body = (f'<div class="notice"><h1>{escape(terms.title)}</h1>{error}'
+    # Before the password, the page names no server: only "omeconsole".
+    body = (f'<div class="notice"><h1>omeconsole</h1>{error}'
             '<form method="post" action="/login"><label>Password or token '
             '<input type="password" name="password" autocomplete="current-password" autofocus></label> '
             '<button type="submit">Open the console</button></form>'
             f"<p>{escape(terms.text(0).split(' · ', 1)[1])}</p></div>")
-    return _page(terms.title, body)
+    return _page("omeconsole", body)
 
 
 def full_page(terms: Terms) -> str:
