@@ -42,8 +42,12 @@ class Terms:
     idle_timeout_s: float
 
     def text(self, open_sessions: int) -> str:
+        return f"{self.title} · {self.conditions(open_sessions)}"
+
+    def conditions(self, open_sessions: int) -> str:
+        """The session's terms without the title (which names the server)."""
         mode = "sends allowed" if self.allow_sends else "read-only: cue-out, cue-in and ID3 are refused"
-        return (f"{self.title} · {mode} · session {open_sessions + 1} of at most {self.max_sessions} · "
+        return (f"{mode} · session {open_sessions + 1} of at most {self.max_sessions} · "
                 f"ends after {_duration(self.idle_timeout_s)} without a key press")
 
     @property
@@ -81,7 +85,7 @@ def login_page(terms: Terms, *, wrong: bool) -> str:
             '<form method="post" action="/login"><label>Password or token '
             '<input type="password" name="password" autocomplete="current-password" autofocus></label> '
             '<button type="submit">Open the console</button></form>'
-            f"<p>{escape(terms.text(0).split(' · ', 1)[1])}</p></div>")
+            f"<p>{escape(terms.conditions(0))}</p></div>")
     return _page("omeconsole", body)
 
 
