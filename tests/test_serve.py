@@ -61,9 +61,11 @@ async def serving(simulator: RunningSimulator, home: Path, *options: str) -> Asy
         stdout=asyncio.subprocess.DEVNULL)
     assert process.stderr is not None
     try:
-        banner = (await asyncio.wait_for(process.stderr.readline(), WAIT_S)).decode()
-        found = re.search(r"http://\S+/", banner)
-        assert found, banner
+        banner = ""
+        while not (found := re.search(r"http://\S+/", banner)):  # warnings come first
+            line = (await asyncio.wait_for(process.stderr.readline(), WAIT_S)).decode()
+            assert line, f"serve stopped: {banner}"
+            banner += line
         yield Serving(process, found.group(0), banner)
     finally:
         if process.returncode is None:
@@ -157,6 +159,14 @@ async def test_a_session_shows_the_console_and_the_token_stays_out_of_the_proces
                 with contextlib.suppress(OSError):
                     environments.append(Path(f"/proc/{pid}/environ").read_bytes())
             assert any(f"OME_ACCESS_TOKEN={TOKEN}".encode() in environment for environment in environments)
+
+
+async def test_read_only_settings_overrule_allow_sends(simulator: RunningSimulator, tmp_path: Path) -> None:
+    async with serving(simulator, tmp_path, "--read-only", "--allow-sends") as served, \
+            aiohttp.ClientSession() as http:
+        assert "--allow-sends is overruled" in served.banner and "; read-only;" in served.banner
+        async with http.get(served.url) as reply:
+            assert "read-only: cue-out, cue-in and ID3 are refused" in await reply.text()
 
 
 async def test_the_cap_on_sessions_is_said_and_freed_when_a_session_ends(

@@ -43,7 +43,7 @@ def _without_userinfo(url: str) -> str:
 def console_arguments(settings: Settings, args: argparse.Namespace) -> list[str]:
     """The console's command line for one session: the server's address (no token) and the session's mode."""
     words = [sys.executable, "-m", "omeconsole.cli.main"]
-    if not args.allow_sends:
+    if not _allow_sends(settings, args):
         words.append("--read-only")
     if args.select:
         words += ["--select", args.select]
@@ -59,6 +59,11 @@ def console_arguments(settings: Settings, args: argparse.Namespace) -> list[str]
     return [*words, "ui"]
 
 
+def _allow_sends(settings: Settings, args: argparse.Namespace) -> bool:
+    """--allow-sends, unless the settings are read-only (--read-only, or the profile's read_only)."""
+    return bool(args.allow_sends) and not settings.read_only
+
+
 def _environment(settings: Settings, args: argparse.Namespace) -> dict[str, str]:
     token = None if args.demo else settings.token_value()
     return {} if token is None else {"OME_ACCESS_TOKEN": token}
@@ -71,7 +76,11 @@ async def _serve(settings: Settings, args: argparse.Namespace, secret: bytes | N
 
     host, port = args.listen
     target = "the demo (a simulator per session)" if args.demo else visible(_without_userinfo(settings.api_url))
-    terms = Terms(title=f"omeconsole · {target}", allow_sends=args.allow_sends, max_sessions=args.max_sessions,
+    allow_sends = _allow_sends(settings, args)
+    if args.allow_sends and not allow_sends:
+        complain("serve: warning: --allow-sends is overruled: the settings are read-only (--read-only or the "
+                 "profile's read_only); every session is read-only")
+    terms = Terms(title=f"omeconsole · {target}", allow_sends=allow_sends, max_sessions=args.max_sessions,
                   idle_timeout_s=args.idle_timeout)
     console = ConsoleCommand(shlex.join(console_arguments(settings, args)), _environment(settings, args),
                              removed=tuple(TOKEN_ENV))
@@ -82,7 +91,7 @@ async def _serve(settings: Settings, args: argparse.Namespace, secret: bytes | N
         complain(f"cannot listen on {host}:{port}: {error.strerror or error}")
         return exit_codes.USAGE
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    mode = "sends allowed" if args.allow_sends else "read-only"
+    mode = "sends allowed" if allow_sends else "read-only"
     login = ", password required" if secret is not None else ""
     print(f"omeconsole serve: http://{shown}:{bound_port}/ — the console on {target}; {mode}{login}; "
           f"at most {args.max_sessions} sessions, each ended after {args.idle_timeout:g} s without a key press",
