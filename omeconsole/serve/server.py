@@ -40,20 +40,18 @@ class ConsoleCommand:
 
 
 class ConsoleServer:
+    """The pages, the login and the sessions: `start` listens, `run` serves until `stop`."""
+
     def __init__(self, console: ConsoleCommand, terms: Terms, gate: Gate) -> None:
         self._console = console
         self._terms = terms
         self._gate = gate
         self._sessions: set[web.WebSocketResponse] = set()
         self._reserved = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._no_sessions = asyncio.Event()
+        self._no_sessions.set()
         self._stopping = asyncio.Event()
         self._runner: web.AppRunner | None = None
-
-    @property
-    def open_sessions(self) -> int:
-        return self._reserved
 
     def application(self) -> web.Application:
         app = web.Application(client_max_size=MAX_FORM)
@@ -81,7 +79,7 @@ class ConsoleServer:
         for websocket in list(self._sessions):
             await websocket.close(code=1001, message=b"server stopping")
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._idle.wait(), STOP_TIMEOUT_S * 2)
+            await asyncio.wait_for(self._no_sessions.wait(), STOP_TIMEOUT_S * 2)
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -113,7 +111,7 @@ class ConsoleServer:
         if self._reserved >= self._terms.max_sessions or self._stopping.is_set():
             raise web.HTTPServiceUnavailable(text=f"all {self._terms.max_sessions} sessions are in use")
         self._reserved += 1
-        self._idle.clear()
+        self._no_sessions.clear()
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_INPUT_MESSAGE)
         try:
             await websocket.prepare(request)
@@ -123,7 +121,7 @@ class ConsoleServer:
             self._sessions.discard(websocket)
             self._reserved -= 1
             if not self._reserved:
-                self._idle.set()
+                self._no_sessions.set()
         return websocket
 
     async def _session(self, websocket: web.WebSocketResponse, width: int, height: int) -> None:
