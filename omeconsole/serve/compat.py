@@ -2,12 +2,14 @@
 
 textual-serve has no hook for a child's environment, its static files' folder, or authentication. We use its
 page script and its `AppService` (one console process behind one websocket) and give the child's environment
-through `AppService._build_environment`, a private method: the version is checked at import so that an upgrade
+through `AppService._build_environment`, a private method, and read its `_task` and `_process` (to know when a
+console ended, to kill one that does not quit): the version is checked at import so that an upgrade
 fails loudly here instead of silently passing a token through argv or not at all.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from importlib.metadata import version
 from pathlib import Path
@@ -44,6 +46,11 @@ class ConsoleProcess(AppService):
             environment.pop(name, None)
         environment.update(self._added)
         return environment
+
+    async def ended(self) -> None:
+        """Until the console's output has ended (it quit or died); waiting is cancellable, the reading is not."""
+        if self._task is not None:
+            await asyncio.shield(self._task)
 
     def kill(self) -> None:
         """Ends a console that did not quit when asked (textual-serve only asks)."""

@@ -24,6 +24,8 @@ from omeconsole.serve.pages import Terms, console_page, full_page, login_page
 MAX_INPUT_MESSAGE = 64 * 1024
 MAX_FORM = 16 * 1024
 MAX_CELLS = 1000
+STARTUP_GRACE_S = 60.0
+"""How long a console may take to draw its first screen before the idle time counts anyway."""
 STOP_TIMEOUT_S = 10.0
 """How long a console is given to quit when asked before it is killed."""
 HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
@@ -127,35 +129,44 @@ class ConsoleServer:
     async def _session(self, websocket: web.WebSocketResponse, width: int, height: int) -> None:
         loop = asyncio.get_running_loop()
         typed = [loop.time()]
+        drawn = asyncio.Event()
 
         async def draw(screen: bytes) -> None:
-            if not drawn:  # the idle time counts from the console's first output, not from its slow start
-                drawn.append(True)
+            if not drawn.is_set():  # the idle time counts from the console's first output, not its slow start
                 typed[0] = loop.time()
+                drawn.set()
             await websocket.send_bytes(screen)
 
-        drawn: list[bool] = []
         console = ConsoleProcess(self._console.command, environment=self._console.environment,
                                  removed=self._console.removed, write_bytes=draw,
                                  write_str=websocket.send_str, close=lambda: _close(websocket))
-        watch = asyncio.create_task(self._end_when_idle(websocket, typed), name="idle-timeout")
+        watches = [asyncio.create_task(self._end_when_idle(websocket, typed, drawn), name="idle-timeout")]
         try:
             await console.start(width, height)
+            watches.append(asyncio.create_task(_end_with_console(websocket, console), name="console-ended"))
             await _relay(websocket, console, typed, loop)
         finally:
-            watch.cancel()
+            for watch in watches:
+                watch.cancel()
             try:
                 await asyncio.wait_for(console.stop(), STOP_TIMEOUT_S)
             except TimeoutError:
                 console.kill()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watch
+            await asyncio.gather(*watches, return_exceptions=True)
 
-    async def _end_when_idle(self, websocket: web.WebSocketResponse, typed: list[float]) -> None:
+    async def _end_when_idle(self, websocket: web.WebSocketResponse, typed: list[float], drawn: asyncio.Event) -> None:
+        with contextlib.suppress(TimeoutError):  # a console that never draws is ended after the grace and idle time
+            await asyncio.wait_for(drawn.wait(), STARTUP_GRACE_S)
         loop = asyncio.get_running_loop()
         while (remaining := typed[0] + self._terms.idle_timeout_s - loop.time()) > 0:
             await asyncio.sleep(remaining)
         await websocket.close(code=4000, message=b"idle timeout")
+
+
+async def _end_with_console(websocket: web.WebSocketResponse, console: ConsoleProcess) -> None:
+    """A console that died without saying it quit still ends its session (the page says so)."""
+    await console.ended()
+    await _close(websocket)
 
 
 async def _relay(websocket: web.WebSocketResponse, console: ConsoleProcess, typed: list[float],
