@@ -43,8 +43,11 @@ unit: $(STAMP)
 
 test: lint typecheck unit
 
-# hls.js in headless Chromium against the simulator (needs Chromium: apt-get install chromium); not in `test`.
+# In headless Chromium (needs Chromium: apt-get install chromium): `omeconsole serve` driven by Playwright
+# (tests/test_serve_browser.py, marker `browser`; in `test` too where Chromium is installed, skipped elsewhere),
+# then hls.js against the simulator (not in `test`).
 test-browser: $(STAMP)
+	$(BIN)/pytest -p no:cacheprovider -rs -m browser tests/test_serve_browser.py
 	$(BIN)/python tests/js/browser/browser_check.py
 
 # A real Prometheus scrapes the exporter (needs Debian's prometheus package: apt-get install -y prometheus;

@@ -151,6 +151,10 @@ def _command(args: argparse.Namespace) -> int:
         fleet = {"fleet": True} if args.demo_fleet else {}
         return _run_ui("omeconsole.ui.demo", "run_demo", settings, debug=args.debug, watched=True,
                        scenario=args.scenario, seed=args.seed, select=select, **fleet)
+    if command == "serve":
+        from omeconsole.cli import serve_cmd
+
+        return serve_cmd.run(settings, args)
     if args.replay_since is not None and not args.replay:
         complain("--since before the command is for --replay (history takes its own: history NODE --since 2h)")
         return exit_codes.USAGE

@@ -30,6 +30,7 @@ BASELINE_TIMEOUT_S = 2.0
 """The longest a send waits for a first playlist read before it goes."""
 DEFAULT_EXPORTER = "http://127.0.0.1:9464"
 DEFAULT_LISTEN = "127.0.0.1:9464"
+DEFAULT_SERVE_LISTEN = "127.0.0.1:8465"
 LISTING_INTERVAL_S = 60.0
 """`record`: a full listing of 10,000 streams is ~105 requests: every 10 s (the console's default, for a
 screen) it would take half of a 20 requests/s budget; a recorder gives that to samples (BENCHMARKS.md)."""
@@ -118,6 +119,13 @@ def _not_negative(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
     return value
 
 
@@ -259,6 +267,25 @@ def _exporter(add: Add) -> None:
                              "the rest are counted in their application's series")
 
 
+def _serve(add: Add) -> None:
+    parser = add("serve", "the console in a browser: one console process per browser session (textual-serve)")
+    parser.add_argument("--listen", type=listen_address, default=listen_address(DEFAULT_SERVE_LISTEN),
+                        metavar="HOST:PORT", help=f"where to serve (default {DEFAULT_SERVE_LISTEN}: this machine "
+                        "only; another address needs --auth-file)")
+    parser.add_argument("--auth-file", metavar="PATH", help="a file (chmod 600) holding the password or token a "
+                        "visitor must give (at least 8 characters)")
+    parser.add_argument("--allow-sends", action="store_true",
+                        help="let the sessions send cue-out, cue-in and ID3 (default: every session is read-only)")
+    parser.add_argument("--max-sessions", type=_positive, default=4, metavar="N",
+                        help="consoles open at once (default 4); a visitor over the cap is told so")
+    parser.add_argument("--idle-timeout", type=positive_seconds, default=600.0, metavar="SECONDS",
+                        help="a session without a key press for this long ends (default 600, at most 3600)")
+    parser.add_argument("--demo", action="store_true",
+                        help="each session runs the demo (its own simulated server) instead of the console")
+    parser.add_argument("--scenario", default="demo", help="with --demo: a built-in scenario or a TOML file")
+    parser.add_argument("--seed", type=int, default=0, help="with --demo: random seed of the simulated traffic")
+
+
 def _alerts(add: Add) -> None:
     parser = add("alerts", "current alerts (firing, pending, recently resolved) from a running exporter")
     parser.add_argument("--exporter", default=DEFAULT_EXPORTER, metavar="URL",
@@ -374,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     _reads(add)
     _sends(add)
     _exporter(add)
+    _serve(add)
     _alerts(add)
     config = add("config", "configuration file")
     config.add_argument("action", choices=("path", "init", "show", "validate"),
