@@ -17,9 +17,9 @@ from textual.screen import Screen
 
 from omeconsole.core.adops.controller import SendOutcome, StreamController
 from omeconsole.core.config import Settings
+from omeconsole.live.session import LiveSession
 from omeconsole.ui import adops
 from omeconsole.ui.adops import ADOPS_BINDINGS, relay_changes
-from omeconsole.ui.live import LiveSession
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.status_bar import StatusLine
 

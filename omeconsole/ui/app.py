@@ -30,20 +30,20 @@ from omeconsole.core.export import export_directory
 from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.session import Connector, Session, Started, connector
 from omeconsole.core.text import visible
+from omeconsole.live.ad_board import AdBoard
+from omeconsole.live.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
+from omeconsole.live.alert_watch import SessionAlerts
+from omeconsole.live.history_recording import ConsoleRecording, server_of
+from omeconsole.live.recorded_past import StoredPast
+from omeconsole.live.session import LiveSession, Pace, Ticker, Unsubscribe, ViewOptions
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
-from omeconsole.ui.ad_board import AdBoard
-from omeconsole.ui.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.gc_tuning import quiet_collections
 from omeconsole.ui.keymap import split_keymap
-from omeconsole.ui.live import LiveSession, Pace, Ticker, Unsubscribe, ViewOptions
-from omeconsole.ui.past import StoredPast
-from omeconsole.ui.recording import ConsoleRecording, server_of
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
-from omeconsole.ui.session_alerts import SessionAlerts
 from omeconsole.ui.status import status_line
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
 

@@ -29,9 +29,9 @@ from omeconsole.core.history.replay_engine import ReplayClock, ReplayEngine, no_
 from omeconsole.core.history.summary import duration
 from omeconsole.core.session import Connector, Session, poll_settings
 from omeconsole.core.text import visible
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
-from omeconsole.ui.live import LiveSession
 from omeconsole.ui.replay.screens import ReplayDashboard
 
 DEFAULT_SINCE_S = 3600.0

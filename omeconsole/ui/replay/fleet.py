@@ -27,9 +27,9 @@ from omeconsole.core.history.replay import ReplayCursor, opening_moment
 from omeconsole.core.history.replay_engine import ReplayClock, ReplayEngine
 from omeconsole.core.history.summary import duration
 from omeconsole.core.text import visible
+from omeconsole.live.fleet import FleetLive
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.fleet_app import FleetConsoleApp
-from omeconsole.ui.fleet_live import FleetLive
 from omeconsole.ui.replay.app import DEFAULT_SINCE_S, Replay, ReplayRefused, replay_connector
 from omeconsole.ui.replay.screens import REPLAY_BINDINGS, ReplayKeys, ReplayNodeScreen
 from omeconsole.ui.screens.fleet_screen import FleetScreen

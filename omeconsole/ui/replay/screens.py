@@ -19,8 +19,8 @@ from textual.widgets import OptionList
 from omeconsole.core.history.replay import READ_ONLY_REASON
 from omeconsole.core.history.replay_engine import ReplayEngine
 from omeconsole.core.history.summary import duration
+from omeconsole.live.session import LiveSession
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.live import LiveSession
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.screens.node_screen import NodeScreen

@@ -24,10 +24,11 @@ from textual.widgets.data_table import ColumnKey
 from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.alerts.state import Alert, AlertStatus
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.alert_rows import detail_text, row_cells
-from omeconsole.ui.live import Changes, LiveSession
+from omeconsole.ui.engine_feed import Changes
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.keyed_lists import KeyedTable
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar

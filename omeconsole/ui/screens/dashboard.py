@@ -17,12 +17,13 @@ from textual.widgets import Footer, Input, Static
 from omeconsole.core.nearest import nearest_paths
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
+from omeconsole.live.recorded_ended import REREAD_S, recorded_ended
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import Marks
-from omeconsole.ui.live import Changes, LiveSession
+from omeconsole.ui.engine_feed import Changes
 from omeconsole.ui.node_notes import node_marks, node_notes
-from omeconsole.ui.recorded_ended import REREAD_S, recorded_ended
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree

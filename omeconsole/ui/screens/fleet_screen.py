@@ -26,10 +26,11 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from omeconsole.core.tree_servers import ServerRow
+from omeconsole.live.fleet import FleetLive, FleetSummary
+from omeconsole.live.session import Unsubscribe
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.fleet_live import FleetLive, FleetSummary
-from omeconsole.ui.live import Changes, Unsubscribe
+from omeconsole.ui.engine_feed import Changes
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail

@@ -21,15 +21,16 @@ from textual import on
 from textual.screen import Screen
 from textual.timer import Timer
 
+from omeconsole.core.chart_scale import WINDOWS, window_label
 from omeconsole.core.export import write_history
 from omeconsole.core.polling.engine import Refresh
+from omeconsole.live.session import LiveSession, Unsubscribe
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import applies, bindings
-from omeconsole.ui.live import EVERYTHING, NOTHING, Changes, EngineFeed, LiveSession, Unsubscribe
+from omeconsole.ui.engine_feed import EVERYTHING, NOTHING, Changes, EngineFeed, tick_into
 from omeconsole.ui.messages import AlertsChanged, ClockTick, EngineChanged
 from omeconsole.ui.status import status_line
-from omeconsole.ui.widgets.chart_scale import WINDOWS, window_label
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar, StatusLine
 
 INTERVAL_STEPS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
@@ -115,7 +116,7 @@ class LiveScreen(Screen[None]):
 
     def _listen(self) -> None:
         self._feed.attach()
-        self._stop = [self.live.tick_into(self), self.live.ad_board.listen(self._ads_changed)]
+        self._stop = [tick_into(self.live, self), self.live.ad_board.listen(self._ads_changed)]
         if self.live.alert_watch is not None:
             self._stop.append(self.live.alert_watch.listen(self._alerts_moved))
 

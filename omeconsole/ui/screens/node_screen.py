@@ -16,10 +16,11 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from omeconsole.core.tree_model import TreeArranger
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import name_text, node_label
-from omeconsole.ui.live import Changes, LiveSession
+from omeconsole.ui.engine_feed import Changes
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
