@@ -34,8 +34,10 @@ from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app  # noqa
 import omeconsole  # noqa: E402
 
 PACKAGE = str(Path(omeconsole.__file__).resolve().parent)
-AD_OPS = ("ui/adops/", "core/adops/", "ui/adops_seam.py", "live/ad_board.py", "core/ad_ops.py", "core/confirm.py")
-"""Where ad-ops code lives, in this checkout or the one before (core/ad_ops.py, core/confirm.py)."""
+AD_OPS = ("ui/adops/", "core/adops/", "ui/adops_seam.py", "ui/ad_board.py", "live/ad_board.py",
+          "ui/screens/ad_break.py", "ui/screens/ad_events.py", "core/ad_ops.py", "core/confirm.py")
+"""Where ad-ops code lives, in this checkout or the ones before (core/ad_ops.py, core/confirm.py; ui/ad_board.py
+and the ad-ops screens under ui/adops/ before they moved to live/ and ui/screens/)."""
 STACK_DEPTH = 40
 RESUMABLE = inspect.CO_COROUTINE | inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
 SEEN_WORDS = ("seen in playlist", "seen after")

@@ -18,7 +18,7 @@ from omeconsole.api.http import HttpTransport
 from omeconsole.api.own_reads import OwnReads
 from omeconsole.api.publisher import PublisherReader
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops.break_screen import AdBreakScreen
+from omeconsole.ui.screens.ad_break import AdBreakScreen
 from simulator.world.clock import ManualClock
 
 __all__ = ["console_clock", "quiet_ui", "threaded_sim"]

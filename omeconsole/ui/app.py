@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import SecretStr
 from textual import on, work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.message import Message
 from textual.screen import Screen
 
@@ -42,6 +42,7 @@ from omeconsole.ui.actions import HELP_SECTIONS, bindings
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.gc_tuning import quiet_collections
 from omeconsole.ui.keymap import split_keymap
+from omeconsole.ui.screen_routes import ScreenRoutes
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.status import status_line
@@ -64,7 +65,7 @@ class LinkChanged(Message, bubble=False):
         return isinstance(message, LinkChanged)
 
 
-class ConsoleApp(App[None]):
+class ConsoleApp(ScreenRoutes):
     CSS_PATH = "app.tcss"
     TITLE = "omeconsole"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-compact"), (140, "-wide")]
@@ -324,7 +325,7 @@ class ConsoleApp(App[None]):
             self.exit()
 
     def action_ended(self) -> None:
-        from omeconsole.ui.ended_screen import EndedScreen, ended_source  # only when asked
+        from omeconsole.ui.screens.ended import EndedScreen, ended_source  # only when asked
 
         source = ended_source(self.live)
         if source is None:

@@ -24,6 +24,7 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import Marks
 from omeconsole.ui.engine_feed import Changes
 from omeconsole.ui.node_notes import node_marks, node_notes
+from omeconsole.ui.open_requests import AskJump, OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
@@ -186,7 +187,7 @@ class DashboardScreen(LiveScreen):
     @on(NodeTree.Highlighted, "#tree")
     def _highlighted(self, event: NodeTree.Highlighted) -> None:
         path = event.path
-        if path != event.tree.cursor_path:
+        if path != self.query_one("#tree", NodeTree).cursor_path:
             return  # a highlight the cursor has already left
         if self._pending is not None and path != self._pending:
             return  # the cursor only rests here until the --select node is listed
@@ -200,9 +201,7 @@ class DashboardScreen(LiveScreen):
 
     @on(NodeTree.Opened, "#tree")
     def _opened(self, event: NodeTree.Opened) -> None:
-        from omeconsole.ui.screens.node_screen import NodeScreen  # not needed before the first Enter
-
-        self.app.push_screen(NodeScreen(self.live, event.path))
+        self.post_message(OpenNode(self.live, event.path))
 
     @on(NodeTree.VisibleRowsChanged, "#tree")
     def _scrolled(self) -> None:
@@ -230,9 +229,7 @@ class DashboardScreen(LiveScreen):
         box.focus()
 
     def action_jump(self) -> None:
-        from omeconsole.ui.screens.jump_prompt import JumpPrompt  # only when asked
-
-        self.app.push_screen(JumpPrompt(self.live.engine.listing), self._jumped)
+        self.post_message(AskJump(self.live.engine.listing, self._jumped))
 
     def _jumped(self, path: NodePath | None) -> None:
         if path is None:

@@ -31,6 +31,7 @@ from omeconsole.live.session import Unsubscribe
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.engine_feed import Changes
+from omeconsole.ui.open_requests import OpenAlerts
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
@@ -161,9 +162,7 @@ class FleetScreen(DashboardScreen):
         if not watches:
             self.say("no [[alerts]] rules in the config file")
             return
-        from omeconsole.ui.screens.alerts import AlertsScreen  # rarely opened
-
-        self.app.push_screen(AlertsScreen(self.live, [watch.evaluator for watch in watches]))
+        self.post_message(OpenAlerts(self.live, [watch.evaluator for watch in watches]))
 
     # Servers ------------------------------------------------------------------------------------------
 

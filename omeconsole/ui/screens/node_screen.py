@@ -22,6 +22,7 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import name_text, node_label
 from omeconsole.ui.engine_feed import Changes
 from omeconsole.ui.node_notes import node_marks, node_notes
+from omeconsole.ui.open_requests import OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
 from omeconsole.ui.widgets.node_detail import NodeDetail
@@ -131,7 +132,7 @@ class NodeScreen(LiveScreen):
         children = self._children or ()
         index = event.option_index
         if 0 <= index < len(children):
-            self.app.push_screen(NodeScreen(self.live, children[index]))
+            self.post_message(OpenNode(self.live, children[index]))
 
     def action_back(self) -> None:
         self.dismiss()
