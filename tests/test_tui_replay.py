@@ -29,6 +29,7 @@ from omeconsole.core.history.settings import HistorySettings
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.replay.app import open_replay, replay_app
+from omeconsole.ui.screens.replay import ReplayNodeScreen
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
 
@@ -105,6 +106,13 @@ async def test_replay_shows_what_the_live_view_showed_and_asks_no_server(
             await pilot.press("2")  # play at 10x: one second of console time is ten of the replay
             await driver.step(1.0)
             assert replay.cursor.position == before + 10
+            await pilot.press("o")
+            await driver.settle()
+            assert READ_ONLY_REASON in status_of(app)
+            await pilot.press("enter")  # the node view a replay's app opens: replayed too, and as read-only
+            await driver.settle()
+            assert isinstance(app.screen, ReplayNodeScreen), app.screen
+            assert "REPLAY" in status_of(app)
             await pilot.press("o")
             await driver.settle()
             assert READ_ONLY_REASON in status_of(app)
