@@ -5,7 +5,7 @@ The real app (tests/ui_support's `make_app`) on the dashboard at 160x48 with `de
 against the seeded simulator with both clocks frozen. Traced with `sys.setprofile` from the `o` key, through
 the dialog (Enter: the default duration), the confirmation (`y`), the POST, and the playlist reads, until the
 screen says the marker was seen. Only calls on the cue-out's own path are counted: a call into `omeconsole/`
-that is, or is called from, ad-ops code (`ui/adops/`, `core/adops/`, `ui/adops_seam.py`, `ui/ad_board.py`)
+that is, or is called from, ad-ops code (`ui/adops/`, `core/adops/`, `ui/adops_seam.py`, `live/ad_board.py`)
 — the polling engine's stats reads in the same seconds are left out. Counted by layer, distinct functions,
 and hops (a call from one `omeconsole/ui` file into another). The simulator runs on its own thread (not
 traced). Against another checkout:
@@ -34,8 +34,10 @@ from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app  # noqa
 import omeconsole  # noqa: E402
 
 PACKAGE = str(Path(omeconsole.__file__).resolve().parent)
-AD_OPS = ("ui/adops/", "core/adops/", "ui/adops_seam.py", "ui/ad_board.py", "core/ad_ops.py", "core/confirm.py")
-"""Where ad-ops code lives, in this checkout or the one before (core/ad_ops.py, core/confirm.py)."""
+AD_OPS = ("ui/adops/", "core/adops/", "ui/adops_seam.py", "ui/ad_board.py", "live/ad_board.py",
+          "ui/screens/ad_break.py", "ui/screens/ad_events.py", "core/ad_ops.py", "core/confirm.py")
+"""Where ad-ops code lives, in this checkout or the ones before (core/ad_ops.py, core/confirm.py; ui/ad_board.py
+and the ad-ops screens under ui/adops/ before they moved to live/ and ui/screens/)."""
 STACK_DEPTH = 40
 RESUMABLE = inspect.CO_COROUTINE | inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
 SEEN_WORDS = ("seen in playlist", "seen after")

@@ -38,16 +38,10 @@ from omeconsole.core.context import ServerContext
 from omeconsole.core.session import Session
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState, ServerInfo
-from omeconsole.ui.adops import (
-    ADOPS_BINDINGS,
-    AdBreakScreen,
-    AdEventsScreen,
-    cue_in_flow,
-    cue_out_flow,
-    id3_flow,
-    relay_changes,
-)
+from omeconsole.ui.adops import ADOPS_BINDINGS, cue_in_flow, cue_out_flow, id3_flow, relay_changes
 from omeconsole.ui.commands import action_commands
+from omeconsole.ui.screens.ad_break import AdBreakScreen
+from omeconsole.ui.screens.ad_events import AdEventsScreen
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, load_themes
 from omeconsole.ui.widgets.status_bar import StatusLine
 

@@ -24,9 +24,9 @@ from ui_support import (
 from omeconsole.core.config import ConfirmSettings
 from omeconsole.core.session import connector
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
 from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.screens.ad_break import AdBreakScreen
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 
 __all__ = ["console_clock", "quiet_ui", "threaded_sim"]

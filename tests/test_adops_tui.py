@@ -24,9 +24,9 @@ from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.config import ConfirmSettings, Id3Template, Settings
 from omeconsole.core.session import connector
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops.break_screen import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog
-from omeconsole.ui.adops.events_screen import AdEventDetail, AdEventsScreen
+from omeconsole.ui.screens.ad_break import AdBreakScreen
+from omeconsole.ui.screens.ad_events import AdEventDetail, AdEventsScreen
 from simulator.http.server import RunningSimulator
 from simulator.world.clock import ManualClock
 

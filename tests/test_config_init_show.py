@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from omeconsole.core.config import TOKEN_SOURCES, ConfigError, Settings, load_settings, validate_config_file
+from omeconsole.core.config import TOKEN_SOURCES, ConfigError, Settings, load_settings
+from omeconsole.core.config_check import validate_config_file
 from omeconsole.core.config_template import COMMENTS, config_template
 from omeconsole.core.schedule.model import load_schedules, load_templates
 

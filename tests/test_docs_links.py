@@ -66,7 +66,7 @@ def test_every_documentation_page_is_reachable_from_the_readme() -> None:
 
 
 def test_every_config_example_of_the_docs_is_a_config_that_validates(tmp_path: Path) -> None:
-    from omeconsole.core.config import validate_config_file
+    from omeconsole.core.config_check import validate_config_file
 
     examples = [(page, block) for page in PAGES if page.name != "simulator.md"  # scenario files there
                 for block in re.findall(r"^```toml\n(.*?)^```", page.read_text(encoding="utf-8"), re.S | re.M)]

@@ -31,8 +31,8 @@ from ui_support import ParkingClock, ThreadedSimulator, console_clock, quiet_ui,
 
 from omeconsole.core.tree_servers import ServerRow
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
+from omeconsole.ui.screens.ad_break import AdBreakScreen
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_tree import NodeTree
 

@@ -37,8 +37,9 @@ from ui_support import (
 from omeconsole.core.adops.playlist_watch import PlaylistWatch
 from omeconsole.core.session import connector
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops import AdBreakScreen, AdEventsScreen
 from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.screens.ad_break import AdBreakScreen
+from omeconsole.ui.screens.ad_events import AdEventsScreen
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 

@@ -33,7 +33,7 @@ from omeconsole.api.own_reads import CLOSE_GRACE_S, OwnReads
 from omeconsole.api.publisher import PublisherReader
 from omeconsole.core.config import Settings
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops.break_screen import AdBreakScreen
+from omeconsole.ui.screens.ad_break import AdBreakScreen
 from omeconsole.ui.widgets.totals_panel import TotalsPanel
 from simulator.world.clock import ManualClock
 

@@ -22,9 +22,9 @@ from textual.widgets import Static
 from ui_support import Driver, make_app, quiet_ui, status_of, tree_row
 
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops import AdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend
 from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.screens.ad_break import AdBreakScreen
 from omeconsole.ui.widgets.stream_info_panel import StreamInfoPanel
 
 __all__ = ["quiet_ui"]

@@ -31,7 +31,7 @@ from omeconsole.api.client import OmeClient
 from omeconsole.core.config import Settings
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog
-from omeconsole.ui.adops.events_screen import AdEventsScreen
+from omeconsole.ui.screens.ad_events import AdEventsScreen
 
 __all__ = ["quiet_ui"]
 

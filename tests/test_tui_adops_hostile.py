@@ -36,7 +36,7 @@ from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState
 from omeconsole.ui.adops.dialogs import CueOutDialog, Id3Dialog
-from omeconsole.ui.adops.events_screen import AdEventDetail, AdEventsScreen
+from omeconsole.ui.screens.ad_events import AdEventDetail, AdEventsScreen
 from omeconsole.ui.widgets.status_bar import StatusLine
 from simulator.world.clock import ManualClock
 

@@ -34,9 +34,9 @@ from omeconsole.core.alerts.state import Alert, AlertKey, AlertStatus
 from omeconsole.core.config import AlertNotices
 from omeconsole.core.session import connector
 from omeconsole.core.text import visible
+from omeconsole.live.alert_notices import BODY_CHARS, TITLE_CHARS, DesktopMode, Notice, osc9, osc777
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import app as app_module
-from omeconsole.ui.alert_notices import BODY_CHARS, TITLE_CHARS, DesktopMode, Notice, osc9, osc777
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.screens.alerts import AlertsScreen
 from omeconsole.ui.screens.dashboard import DashboardScreen

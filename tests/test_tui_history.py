@@ -24,8 +24,8 @@ from omeconsole.core.history.observations import ServerId
 from omeconsole.core.history.settings import HistorySettings
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
-from omeconsole.ui.ended_screen import EndedScreen
 from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.screens.ended import EndedScreen
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline, Spark
 

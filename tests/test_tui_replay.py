@@ -29,7 +29,7 @@ from omeconsole.core.history.settings import HistorySettings
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.replay.app import open_replay, replay_app
-from omeconsole.ui.replay.screens import ReplayNodeScreen
+from omeconsole.ui.screens.replay import ReplayNodeScreen
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
 from omeconsole.ui.widgets.thumbnail_view import ThumbnailView
@@ -110,9 +110,13 @@ async def test_replay_shows_what_the_live_view_showed_and_asks_no_server(
             await pilot.press("o")
             await driver.settle()
             assert READ_ONLY_REASON in status_of(app)
-            await pilot.press("enter")  # the stream's view: what was recorded, no live picture of the stream now
+            await pilot.press("enter")  # the node view a replay's app opens: replayed too, read-only, no live picture
             await driver.until(lambda: isinstance(app.screen, ReplayNodeScreen))
             await driver.settle()
             assert not app.screen.query(ThumbnailView)
+            assert "REPLAY" in status_of(app)
+            await pilot.press("o")
+            await driver.settle()
+            assert READ_ONLY_REASON in status_of(app)
         replay.reader.close()
         assert not tried(recorded_server)

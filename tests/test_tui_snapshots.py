@@ -26,8 +26,8 @@ from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_
 from wait_support import palette_searched, resized
 
 from omeconsole.ui.app import ConsoleApp
-from omeconsole.ui.ended_screen import EndedScreen
 from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.screens.ended import EndedScreen
 from omeconsole.ui.screens.help import HelpScreen
 from omeconsole.ui.screens.jump_prompt import JumpPrompt
 from omeconsole.ui.screens.node_screen import NodeScreen

@@ -16,8 +16,8 @@ from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, quiet_
 
 from omeconsole.core.adops.audit import AuditLog, Intent
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.adops.events_screen import AdEventsScreen
 from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.screens.ad_events import AdEventsScreen
 from omeconsole.ui.screens.node_screen import NodeScreen
 
 __all__ = ["quiet_ui", "threaded_sim"]

@@ -15,7 +15,7 @@ from textual.geometry import Region
 from textual.widgets import Label
 from textual_plotext import PlotextPlot
 
-from omeconsole.ui.widgets.chart_scale import (
+from omeconsole.core.chart_scale import (
     downsample,
     nice_step,
     rate_axis,

@@ -15,11 +15,11 @@ from wait_support import palette_searched
 
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import ACTIONS, HELP_SECTIONS
-from omeconsole.ui.adops import AdBreakScreen as StreamAdBreakScreen
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog, Id3Dialog
-from omeconsole.ui.adops.events_screen import AdEventDetail, AdEventsScreen
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.keymap import binding_ids
+from omeconsole.ui.screens.ad_break import AdBreakScreen as StreamAdBreakScreen
+from omeconsole.ui.screens.ad_events import AdEventDetail, AdEventsScreen
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.help import HelpScreen
 from omeconsole.ui.screens.live_screen import LiveScreen

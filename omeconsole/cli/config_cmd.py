@@ -15,7 +15,8 @@ from typing import Any
 from omeconsole.cli import exit_codes
 from omeconsole.cli.output import complain, say
 from omeconsole.cli.parser import flags
-from omeconsole.core.config import ConfigError, config_path, load_effective, read_config_file, validate_config_file
+from omeconsole.core.config import ConfigError, config_path, load_effective, read_config_file
+from omeconsole.core.config_check import validate_config_file
 from omeconsole.core.nearest import nearest_words
 from omeconsole.core.text import visible
 

@@ -367,35 +367,3 @@ def _file_origins(layer: Mapping[str, Any], where: Mapping[str, str]) -> dict[st
         if isinstance(value, dict) and key != "keymap":
             origins.update({f"{key}.{inner}": f"file {where[key]}" for inner in value})
     return origins
-
-
-def validate_config_file(path: Path) -> list[str]:
-    """Every problem of the file at `path` (its top level, each profile and fleet, its break templates and
-    schedules), in words; [] when it is fine. Token sources are not run (nothing is read from a command or
-    another file)."""
-    from omeconsole.core.fleet.settings import fleet_problems  # checks only
-    from omeconsole.core.schedule.model import ScheduleError, load_schedules, load_templates
-
-    data = read_config_file(path, lambda _message: None)
-    problems: list[str] = []
-    tables: dict[str | None, dict[str, Any]] = {
-        None: {k: v for k, v in data.items() if k not in (*NAMED_TABLES, "profile")}}
-    profiles = data.get("profiles", {})
-    if not isinstance(profiles, dict):
-        return [f"{path}: [profiles] must be a table of named profiles"]
-    tables.update({f"profiles.{name}": table for name, table in profiles.items() if isinstance(table, dict)})
-    problems.extend(f"{path} [profiles.{name}]: must be a table" for name, table in profiles.items()
-                    if not isinstance(table, dict))
-    for table, layer in tables.items():
-        problems.extend(check_file_keys(layer, Settings, path, table, TOKEN_SOURCES))
-        values = {k: v for k, v in layer.items() if k in Settings.model_fields}  # unknown keys: said above
-        try:
-            Settings.model_validate(values)
-        except ValidationError as error:
-            problems.extend(explain(error, Settings, str(path), table))
-    problems.extend(fleet_problems(data, path))
-    try:
-        load_schedules(data, path, load_templates(data, path))
-    except ScheduleError as error:
-        problems.append(str(error))
-    return problems

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from textual.binding import Binding, BindingType
 
 from omeconsole.model.paths import Level, NodePath
-from omeconsole.ui.adops_seam import ADOPS_BINDINGS
+from omeconsole.ui.adops.bindings import ADOPS_BINDINGS
 from omeconsole.ui.keymap import HelpSection
 
 STREAM: frozenset[Level] = frozenset({"stream"})

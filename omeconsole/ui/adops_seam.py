@@ -1,10 +1,9 @@
 """What the console's screens use of the ad-ops UI (`omeconsole/ui/adops/`), all in this one module.
 
 The package gives one entry point per action (`cue_out_flow(app, controller, settings) -> SendOutcome |
-None`, `cue_in_flow`, `id3_flow`: the dialogs, the plan shown with its warnings, one send, one toast),
-its screens built from what they show, and the bindings. This module builds those screens from a
-`LiveSession` (the ad-break screen gets the console's status line for its stream) and relays the
-session's ad-ops changes to the screens that show them.
+None`, `cue_in_flow`, `id3_flow`: the dialogs, the plan shown with its warnings, one send, one toast)
+and the bindings. This module relays the session's ad-ops changes to the screens that show them; the
+ad-break and events screens are opened by the app (`ui/screen_routes.py`).
 """
 
 from __future__ import annotations
@@ -13,18 +12,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual.app import App
-from textual.screen import Screen
 
 from omeconsole.core.adops.controller import SendOutcome, StreamController
 from omeconsole.core.config import Settings
+from omeconsole.live.session import LiveSession
 from omeconsole.ui import adops
 from omeconsole.ui.adops import ADOPS_BINDINGS, relay_changes
-from omeconsole.ui.live import LiveSession
-from omeconsole.ui.status import status_line
-from omeconsole.ui.widgets.status_bar import StatusLine
 
-__all__ = ["ADOPS_BINDINGS", "SEND_GROUP", "Flow", "ad_break_screen", "cue_in_flow", "cue_out_flow", "events_screen",
-           "id3_flow", "relay"]
+__all__ = ["ADOPS_BINDINGS", "SEND_GROUP", "Flow", "cue_in_flow", "cue_out_flow", "id3_flow", "relay"]
 
 SEND_GROUP = "adops-send"
 """The worker group a screen runs a flow in."""
@@ -50,15 +45,3 @@ async def id3_flow(app: App[Any], controller: StreamController, settings: Settin
 def relay(app: App[Any], live: LiveSession) -> None:
     """The session's ad-ops changes reach every screen of `app` (the ad-break and events screens redraw)."""
     relay_changes(app, live.ad_board.add_listener)
-
-
-def ad_break_screen(controller: StreamController, live: LiveSession) -> Screen[None]:
-    path = controller.path
-    return adops.AdBreakScreen(controller, live.clock, live.context, settings=live.settings,
-                         status_line=lambda: status_line(live, path))
-
-
-def events_screen(live: LiveSession, line: Callable[[], StatusLine]) -> Screen[None]:
-    """`line`: the status line of the screen it is opened from (its node's age and ad break)."""
-    return adops.AdEventsScreen(live.audit, live.context, live.clock, status_line=line,
-                                seen=lambda: live.ad_board.first_seen)

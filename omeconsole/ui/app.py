@@ -19,7 +19,7 @@ from typing import Protocol
 
 from pydantic import SecretStr
 from textual import on, work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.message import Message
 from textual.screen import Screen
 
@@ -31,19 +31,20 @@ from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
 from omeconsole.core.session import Connector, Session, Started, connector
 from omeconsole.core.text import visible
+from omeconsole.live.ad_board import AdBoard
+from omeconsole.live.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
+from omeconsole.live.alert_watch import SessionAlerts
+from omeconsole.live.history_recording import ConsoleRecording, server_of
+from omeconsole.live.recorded_past import StoredPast
+from omeconsole.live.session import LiveSession, Pace, Ticker, ViewOptions
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
-from omeconsole.ui.ad_board import AdBoard
-from omeconsole.ui.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.keymap import split_keymap
-from omeconsole.ui.live import LiveSession, Pace, Ticker, ViewOptions
-from omeconsole.ui.past import StoredPast
-from omeconsole.ui.recording import ConsoleRecording, server_of
+from omeconsole.ui.screen_routes import ScreenRoutes
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
-from omeconsole.ui.session_alerts import SessionAlerts
 from omeconsole.ui.status import status_line
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
 
@@ -75,7 +76,7 @@ class LinkChanged(Message, bubble=False):
         return isinstance(message, LinkChanged)
 
 
-class ConsoleApp(App[None]):
+class ConsoleApp(ScreenRoutes):
     CSS_PATH = "app.tcss"
     TITLE = "omeconsole"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-compact"), (140, "-wide")]
@@ -339,7 +340,7 @@ class ConsoleApp(App[None]):
             self.exit()
 
     def action_ended(self) -> None:
-        from omeconsole.ui.ended_screen import EndedScreen, ended_source  # only when asked
+        from omeconsole.ui.screens.ended import EndedScreen, ended_source  # only when asked
 
         source = ended_source(self.live)
         if source is None:

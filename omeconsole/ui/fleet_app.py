@@ -27,16 +27,16 @@ from omeconsole.core.fleet.fleet import Fleet
 from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.session import Session
 from omeconsole.core.text import visible
+from omeconsole.live.alert_watch import SessionAlerts
+from omeconsole.live.fleet import FleetLive
+from omeconsole.live.history_recording import ConsoleRecording, server_of
+from omeconsole.live.recorded_past import StoredPast
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp, StartWatch
 from omeconsole.ui.commands import action_commands
-from omeconsole.ui.fleet_live import FleetLive
-from omeconsole.ui.live import LiveSession
-from omeconsole.ui.past import StoredPast
-from omeconsole.ui.recording import ConsoleRecording, server_of
 from omeconsole.ui.screens.fleet_screen import FleetScreen
-from omeconsole.ui.session_alerts import SessionAlerts
 
 FleetConnector = Callable[[FleetSettings], Fleet]
 

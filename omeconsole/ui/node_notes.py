@@ -15,10 +15,10 @@ from rich.text import Text
 from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.state import Alert
 from omeconsole.core.text import visible
+from omeconsole.live.next_breaks import next_breaks
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.badges import Marks, name_text
-from omeconsole.ui.live import LiveSession
-from omeconsole.ui.schedule_marks import next_breaks
 
 BREAKS_NAMED = 3
 """Streams a header names in its ad-break summary; the others are counted ("+2 more")."""

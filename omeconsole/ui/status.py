@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.live import LiveSession
 from omeconsole.ui.widgets.status_bar import StatusLine
 
 

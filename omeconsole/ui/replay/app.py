@@ -29,10 +29,10 @@ from omeconsole.core.history.replay_engine import ReplayClock, ReplayEngine, no_
 from omeconsole.core.history.summary import duration
 from omeconsole.core.session import Connector, Session, poll_settings
 from omeconsole.core.text import visible
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
-from omeconsole.ui.live import LiveSession
-from omeconsole.ui.replay.screens import ReplayDashboard
+from omeconsole.ui.screens.replay import ReplayDashboard, ReplayNodeScreen
 
 DEFAULT_SINCE_S = 3600.0
 REFUSED_EXIT = 1
@@ -116,6 +116,9 @@ class ReplayApp(ConsoleApp):
 
     def dashboard(self, live: LiveSession, select: NodePath | None) -> Screen[None]:
         return ReplayDashboard(live, select=select)
+
+    def node_screen(self, live: LiveSession, path: NodePath) -> Screen[None]:
+        return ReplayNodeScreen(live, path)
 
 
 def replay_app(replay: Replay, settings: Settings, clock: Clock, *, select: NodePath | None = None,

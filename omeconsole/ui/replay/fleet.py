@@ -13,7 +13,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from textual import on
 from textual.screen import Screen
 
 from omeconsole.core.clock import Clock, SystemClock
@@ -24,16 +23,15 @@ from omeconsole.core.history.database import HistoryError
 from omeconsole.core.history.observations import server_key
 from omeconsole.core.history.reader import HistoryReader, StoredServer
 from omeconsole.core.history.replay import ReplayCursor, opening_moment
-from omeconsole.core.history.replay_engine import ReplayClock, ReplayEngine
+from omeconsole.core.history.replay_engine import ReplayClock
 from omeconsole.core.history.summary import duration
 from omeconsole.core.text import visible
+from omeconsole.live.fleet import FleetLive
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.fleet_app import FleetConsoleApp
-from omeconsole.ui.fleet_live import FleetLive
 from omeconsole.ui.replay.app import DEFAULT_SINCE_S, Replay, ReplayRefused, replay_connector
-from omeconsole.ui.replay.screens import REPLAY_BINDINGS, ReplayKeys, ReplayNodeScreen
-from omeconsole.ui.screens.fleet_screen import FleetScreen
-from omeconsole.ui.widgets.node_tree import NodeTree
+from omeconsole.ui.screens.replay import ReplayFleetScreen, ReplayNodeScreen
 
 
 @dataclass(frozen=True)
@@ -95,30 +93,15 @@ def replayed_fleet(replay: FleetReplay, clock: Clock, *, audit_path: Path | None
     return Fleet(replay.fleet.name, members, budget, ReplayClock(replay.cursor, clock))
 
 
-class ReplayFleetScreen(ReplayKeys, FleetScreen):
-    CSS_PATH = str(Path(__file__).resolve().parents[1] / "fleet.tcss")
-    """The fleet screen's stylesheet (a relative path would be looked for beside this module)."""
-    BINDINGS = REPLAY_BINDINGS
-
-    def _moved(self, words: str) -> None:
-        for live in self.fleet.lives.values():  # every server shows the cursor's moment at once
-            engine = live.engine
-            if live is not self.live and isinstance(engine, ReplayEngine):
-                engine.moved()
-        super()._moved(words)
-
-    @on(NodeTree.Opened, "#tree")
-    def _open_replayed(self, event: NodeTree.Opened) -> None:
-        event.prevent_default()  # the live dashboard's handler would open a live node view
-        self.app.push_screen(ReplayNodeScreen(self.live, event.path))
-
-
 class ReplayFleetApp(FleetConsoleApp):
     CSS_PATH = str(Path(__file__).resolve().parents[1] / "app.tcss")
     """The console's stylesheet (a relative path would be looked for beside this module)."""
 
     def fleet_screen(self, fleet: FleetLive, select: NodePath | None) -> Screen[None]:
         return ReplayFleetScreen(fleet, select=select)
+
+    def node_screen(self, live: LiveSession, path: NodePath) -> Screen[None]:
+        return ReplayNodeScreen(live, path)
 
 
 def fleet_replay_app(replay: FleetReplay, clock: Clock, *, select: NodePath | None = None,

@@ -25,10 +25,11 @@ from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.alerts.state import Alert, AlertStatus
 from omeconsole.core.polling.engine import EngineUpdate
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.alert_rows import detail_text, row_cells
-from omeconsole.ui.live import LiveSession
+from omeconsole.ui.open_requests import OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.keyed_lists import KeyedTable
@@ -167,9 +168,7 @@ class AlertsScreen(LiveScreen):
         if here is None or alert.key.server != here.server:
             self.say(f"on server {alert.key.server}: move to it (] or [) to open its node")
             return
-        from omeconsole.ui.screens.node_screen import NodeScreen  # not needed before the first Enter
-
-        self.app.switch_screen(NodeScreen(self.live, alert.key.path))
+        self.post_message(OpenNode(self.live, alert.key.path, instead=True))
 
     def action_alerts(self) -> None:
         """A (the key that opened it) closes it."""

@@ -18,12 +18,13 @@ from omeconsole.core.nearest import Jump, JumpScope, nearest_paths
 from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
+from omeconsole.live.recorded_ended import REREAD_S, recorded_ended
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import Marks
-from omeconsole.ui.live import LiveSession
 from omeconsole.ui.node_notes import node_marks, node_notes
-from omeconsole.ui.recorded_ended import REREAD_S, recorded_ended
+from omeconsole.ui.open_requests import AskJump, OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.node_detail import NodeDetail
@@ -189,7 +190,7 @@ class DashboardScreen(LiveScreen):
     @on(NodeTree.Highlighted, "#tree")
     def _highlighted(self, event: NodeTree.Highlighted) -> None:
         path = event.path
-        if path != event.tree.cursor_path:
+        if path != self.query_one("#tree", NodeTree).cursor_path:
             return  # a highlight the cursor has already left
         if self._pending is not None and path != self._pending:
             return  # the cursor only rests here until the --select node is listed
@@ -203,9 +204,7 @@ class DashboardScreen(LiveScreen):
 
     @on(NodeTree.Opened, "#tree")
     def _opened(self, event: NodeTree.Opened) -> None:
-        from omeconsole.ui.screens.node_screen import NodeScreen  # not needed before the first Enter
-
-        self.app.push_screen(NodeScreen(self.live, event.path))
+        self.post_message(OpenNode(self.live, event.path))
 
     @on(NodeTree.VisibleRowsChanged, "#tree")
     def _scrolled(self) -> None:
@@ -233,9 +232,7 @@ class DashboardScreen(LiveScreen):
         box.focus()
 
     def action_jump(self) -> None:
-        from omeconsole.ui.screens.jump_prompt import JumpPrompt  # only when asked
-
-        self.app.push_screen(JumpPrompt(self.jump_scope), self._jumped)
+        self.post_message(AskJump(self.jump_scope, self._jumped))
 
     def jump_scope(self) -> JumpScope:
         """What `:` searches: this server's listing (a fleet's screen adds the other servers')."""

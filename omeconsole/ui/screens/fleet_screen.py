@@ -30,9 +30,10 @@ from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.nearest import Jump, JumpScope
 from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.tree_servers import ServerRow
+from omeconsole.live.fleet import FleetLive, FleetSummary
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.fleet_live import FleetLive, FleetSummary
+from omeconsole.ui.open_requests import OpenAlerts
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
@@ -163,9 +164,7 @@ class FleetScreen(DashboardScreen):
         if not watches:
             self.say("no [[alerts]] rules in the config file")
             return
-        from omeconsole.ui.screens.alerts import AlertsScreen  # rarely opened
-
-        self.app.push_screen(AlertsScreen(self.live, [watch.evaluator for watch in watches]))
+        self.post_message(OpenAlerts(self.live, [watch.evaluator for watch in watches]))
 
     # Servers ------------------------------------------------------------------------------------------
 

@@ -21,17 +21,19 @@ from textual import on
 from textual.screen import Screen
 from textual.timer import Timer
 
+from omeconsole.core.chart_scale import WINDOWS, window_label
 from omeconsole.core.export import write_history
 from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.polling.engine import EngineUpdate, Refresh
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import applies, bindings
 from omeconsole.ui.adops.changes import AdOpsChanged
-from omeconsole.ui.live import EVERYTHING, NOTHING, EngineFeed, LiveSession
+from omeconsole.ui.engine_feed import EVERYTHING, NOTHING, EngineFeed, tick_into
 from omeconsole.ui.messages import AlertsChanged, ClockTick, EngineChanged
+from omeconsole.ui.open_requests import OpenAdBreak, OpenAdEvents, OpenAlerts, OpenSchedules, ShowExported
 from omeconsole.ui.status import status_line
-from omeconsole.ui.widgets.chart_scale import WINDOWS, window_label
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar, StatusLine
 
 INTERVAL_STEPS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
@@ -117,7 +119,7 @@ class LiveScreen(Screen[None]):
 
     def _listen(self) -> None:
         self._feed.attach()
-        self._stop = [self.live.tick_into(self), self.live.ad_board.follow_playlists()]
+        self._stop = [tick_into(self.live, self), self.live.ad_board.follow_playlists()]
         if self.live.alert_watch is not None:
             self._stop.append(self.live.alert_watch.add_listener(self._alerts_moved))
 
@@ -291,9 +293,7 @@ class LiveScreen(Screen[None]):
             self.notify(f"export failed: {getattr(error, 'strerror', None) or error}", severity="error",
                         markup=False)
             return
-        from omeconsole.ui.screens.prompts import ExportDone  # not needed until the first export
-
-        self.app.push_screen(ExportDone(str(path), written))
+        self.post_message(ShowExported(str(path), written))
 
     def action_cue_out(self) -> None:
         self._ad_flow(adops_seam.cue_out_flow)
@@ -313,27 +313,23 @@ class LiveScreen(Screen[None]):
         async def run() -> None:
             outcome = await flow(self.app, controller, self.live.settings)
             if outcome is not None and outcome.action == "cue-out" and outcome.status == "accepted":
-                self.app.push_screen(adops_seam.ad_break_screen(controller, self.live))
+                self.post_message(OpenAdBreak(self.live, controller))
 
         self.run_worker(run(), group=adops_seam.SEND_GROUP, exit_on_error=False)
 
     def action_ad_break(self) -> None:
         path = self.selected_path()
         if path is not None and path.level == "stream":
-            self.app.push_screen(adops_seam.ad_break_screen(self.live.ad_board.controller(path), self.live))
+            self.post_message(OpenAdBreak(self.live, self.live.ad_board.controller(path)))
 
     def action_ad_events(self) -> None:
-        self.app.push_screen(adops_seam.events_screen(self.live, self.status_now))
+        self.post_message(OpenAdEvents(self.live, self.status_now))
 
     def action_schedules(self) -> None:
-        from omeconsole.ui.screens.schedules import SchedulesScreen  # rarely opened
-
-        self.app.push_screen(SchedulesScreen(self.live))
+        self.post_message(OpenSchedules(self.live))
 
     def action_alerts(self) -> None:
         if self.live.alerts is None:
             self.say("no [[alerts]] rules in the config file")
             return
-        from omeconsole.ui.screens.alerts import AlertsScreen  # rarely opened
-
-        self.app.push_screen(AlertsScreen(self.live))
+        self.post_message(OpenAlerts(self.live))

@@ -22,10 +22,11 @@ from omeconsole.core.schedule.edits import Files
 from omeconsole.core.schedule.events import RunnerEvent, run_time
 from omeconsole.core.schedule.store import Book, schedule_file_path
 from omeconsole.core.text import visible
+from omeconsole.live.console_scheduler import ConsoleScheduler, console_scheduler
+from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.live import EVERYTHING, LiveSession
-from omeconsole.ui.schedule_runner import ConsoleScheduler, console_scheduler
+from omeconsole.ui.engine_feed import EVERYTHING
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar

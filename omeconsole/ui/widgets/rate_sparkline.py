@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Label
 
 from omeconsole.core import units
-from omeconsole.ui.widgets.chart_scale import SPARK_BARS, spark_levels, time_columns
+from omeconsole.core.chart_scale import SPARK_BARS, spark_levels, time_columns
 
 
 def spark_numbers(current: float | None, low: float, high: float) -> str:

@@ -18,9 +18,9 @@ from rich.text import Text
 from omeconsole.core import units
 from omeconsole.core.fleet.health import ServerHealth
 from omeconsole.core.text import visible
+from omeconsole.live.fleet import FleetSummary, ServerSummary
 from omeconsole.model import audience
 from omeconsole.ui.badges import marks_text, name_text
-from omeconsole.ui.fleet_live import FleetSummary, ServerSummary
 from omeconsole.ui.widgets.status_bar import CONNECTION_MARKS
 
 GAP = "  "

@@ -30,7 +30,7 @@ from textual.widget import Widget
 from textual_plotext import PlotextPlot
 
 from omeconsole.core import units
-from omeconsole.ui.widgets.chart_scale import (
+from omeconsole.core.chart_scale import (
     WINDOWS,
     downsample,
     rate_axis,

@@ -4,22 +4,20 @@ with `@on(NodeTree.Opened, "#tree")`. Handlers by name read `on_node_tree_opened
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from textual.message import Message
+from textual.widget import Widget
 
 from omeconsole.model.paths import NodePath
-
-if TYPE_CHECKING:
-    from omeconsole.ui.widgets.node_tree import NodeTree
 
 
 @dataclass
 class TreeMessage(Message, namespace="node_tree"):
-    tree: NodeTree
+    tree: Widget
+    """The `NodeTree` that posted it (typed as a widget: the tree imports this module, not the reverse)."""
 
     @property
-    def control(self) -> NodeTree:
+    def control(self) -> Widget:
         return self.tree
 
 

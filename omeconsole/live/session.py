@@ -1,12 +1,11 @@
-"""What a live screen is built with, and how the engine's news and the clock reach it.
+"""What a live screen is built with: the session as the screens see it, and the console's clock tick.
 
 - `LiveSession`: the session as a screen sees it (engine, ad operations, context, settings), plus the
   console's clock tick, view options and pace. Screens take it in their constructor; a new session
   (another token, server or profile) means new screens.
-- `EngineFeed`: one screen's subscription to the engine. Reports are accumulated in the feed and one
-  parameterless `EngineChanged` is posted to the screen while any is waiting, so a burst of reports
-  costs one redraw and no message is ever edited.
 - `Ticker`: one loop on the console clock for the whole app; each live screen listens while mounted.
+
+How the engine's news and the tick reach a screen as Textual messages is `ui/engine_feed.py`'s.
 """
 
 from __future__ import annotations
@@ -17,28 +16,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual.css.query import NoMatches
-from textual.message_pump import MessagePump
-
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.alerts.evaluator import AlertEvaluator
+from omeconsole.core.chart_scale import WINDOWS
 from omeconsole.core.clock import Clock
 from omeconsole.core.config import Settings
 from omeconsole.core.context import ServerContext
 from omeconsole.core.export import export_directory
 from omeconsole.core.listeners import Listeners, Unsubscribe
-from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
+from omeconsole.core.polling.engine import PollingEngine
 from omeconsole.core.session import Session
 from omeconsole.core.tree_model import SortOrder
+from omeconsole.live.ad_board import AdBoard
+from omeconsole.live.alert_watch import SessionAlerts
 from omeconsole.model.nodes import NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.ad_board import AdBoard
-from omeconsole.ui.messages import ClockTick, EngineChanged
-from omeconsole.ui.session_alerts import SessionAlerts
-from omeconsole.ui.widgets.chart_scale import WINDOWS
 
 if TYPE_CHECKING:
-    from omeconsole.ui.past import StoredPast
+    from omeconsole.live.recorded_past import StoredPast
 
 
 @dataclass(frozen=True)
@@ -77,60 +72,6 @@ class Ticker:
 
     def add_listener(self, listener: Callable[[], None]) -> Unsubscribe:
         return self._listeners.add(listener)
-
-
-EVERYTHING = EngineUpdate(tree_changed=True, connection_changed=True, everything=True)
-"""What a screen drawn anew draws."""
-NOTHING = EngineUpdate()
-"""No data changed: ages, badges and the status line only."""
-
-
-class EngineFeed:
-    """Engine reports for one screen, accumulated until the screen takes them."""
-
-    def __init__(self, engine: PollingEngine, target: MessagePump,
-                 watched: Callable[[], NodePath | None] = lambda: None) -> None:
-        """`watched`: the node whose readings the target draws at once (its selected node)."""
-        self._engine = engine
-        self._target = target
-        self._watched = watched
-        self._held = NOTHING
-        self._posted = False
-        self._held_selected = False
-        self._unsubscribe: Unsubscribe | None = None
-
-    def attach(self) -> None:
-        if self._unsubscribe is None:
-            self._unsubscribe = self._engine.add_listener(self._report)
-
-    def detach(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-
-    def _report(self, update: EngineUpdate) -> None:
-        self._held = self._held | update
-        selected = self._watching() in update.changed
-        if not self._posted or selected:  # each of the watched node's changes is told: its redraw may be due
-            self._posted = True
-            self._target.post_message(EngineChanged(selected=selected))
-        self._held_selected = self._held_selected or selected
-
-    @property
-    def holds_selected(self) -> bool:
-        """A reading of the watched node is among what arrived since the last `take()`."""
-        return self._held_selected
-
-    def _watching(self) -> NodePath | None:
-        try:
-            return self._watched()
-        except NoMatches:  # the screen is being built or taken down: nothing is watched yet
-            return None
-
-    def take(self) -> EngineUpdate:
-        """What arrived since the last `take()`; the next report posts a new `EngineChanged`."""
-        held, self._held, self._posted, self._held_selected = self._held, NOTHING, False, False
-        return held
 
 
 NOTE_SECONDS = 6.0
@@ -196,10 +137,3 @@ class LiveSession:
         """The node as its chart and sparklines show it: its recorded past first, when there is one."""
         view = self.engine.node(path)
         return view if self.past is None else self.past.joined(view)
-
-    def tick_into(self, target: MessagePump) -> Unsubscribe:
-        """`target` gets a `ClockTick` every second until the returned function is called."""
-        def tick() -> None:
-            target.post_message(ClockTick())
-
-        return self.ticker.add_listener(tick)

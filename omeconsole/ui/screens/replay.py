@@ -1,4 +1,4 @@
-"""The dashboard and the node view over a replay: the same screens, time moved by keys, nothing sent.
+"""The dashboard, the node view and the fleet screen over a replay: the same screens, time moved by keys, nothing sent.
 
 The screens are the live ones drawn from a `ReplayEngine`; what differs is here. The keys move the
 replay cursor (← → 10 s, shift for a minute, home / end, 1 2 3 play at 1x, 10x, 60x, p pauses) and the
@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
-
-from textual import on
-from textual.widgets import OptionList
+from pathlib import Path
 
 from omeconsole.core.history.replay import READ_ONLY_REASON
 from omeconsole.core.history.replay_engine import ReplayEngine
 from omeconsole.core.history.summary import duration
+from omeconsole.live.session import LiveSession
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.live import LiveSession
 from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.screens.fleet_screen import FleetScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.screens.node_screen import NodeScreen
-from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import StatusLine
 
 REPLAY_BINDINGS = bindings("replay_back", "replay_forward", "replay_back_more", "replay_forward_more", "replay_start",
@@ -128,19 +126,20 @@ class ReplayKeys(LiveScreen):
 class ReplayDashboard(ReplayKeys, DashboardScreen):
     BINDINGS = REPLAY_BINDINGS
 
-    @on(NodeTree.Opened, "#tree")
-    def _open_replayed(self, event: NodeTree.Opened) -> None:
-        event.prevent_default()  # the live dashboard's handler would open a live node view
-        self.app.push_screen(ReplayNodeScreen(self.live, event.path))
-
 
 class ReplayNodeScreen(ReplayKeys, NodeScreen):
     LIVE_PICTURE = False  # a replay shows what was recorded: no picture of the stream as it is now
     BINDINGS = REPLAY_BINDINGS
 
-    @on(OptionList.OptionSelected, "#children")
-    def _child_replayed(self, event: OptionList.OptionSelected) -> None:
-        event.prevent_default()
-        children = self._children or ()
-        if 0 <= event.option_index < len(children):
-            self.app.push_screen(ReplayNodeScreen(self.live, children[event.option_index]))
+
+class ReplayFleetScreen(ReplayKeys, FleetScreen):
+    CSS_PATH = str(Path(__file__).resolve().parents[1] / "fleet.tcss")
+    """The fleet screen's stylesheet (a relative path would be looked for beside the subclass's module)."""
+    BINDINGS = REPLAY_BINDINGS
+
+    def _moved(self, words: str) -> None:
+        for live in self.fleet.lives.values():  # every server shows the cursor's moment at once
+            engine = live.engine
+            if live is not self.live and isinstance(engine, ReplayEngine):
+                engine.moved()
+        super()._moved(words)

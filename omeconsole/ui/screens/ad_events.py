@@ -17,6 +17,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -32,7 +33,7 @@ from omeconsole.core.adops.playlist_watch import FirstSeen
 from omeconsole.core.clock import Clock
 from omeconsole.core.context import ServerContext
 from omeconsole.ui.adops.changes import AdOpsChanged
-from omeconsole.ui.adops.dialogs import CSS_PATH
+from omeconsole.ui.adops.dialogs import CSS_PATH as DIALOGS_CSS
 from omeconsole.ui.adops.panel import context_text
 from omeconsole.ui.adops.untrusted_text import append_outside, outside
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
@@ -132,7 +133,7 @@ def detail_text(send: AuditedSend) -> Text:
 class AdEventDetail(ModalScreen[None]):
     """One send in full: the exact body and every confirmation line."""
 
-    CSS_PATH = CSS_PATH
+    CSS_PATH = str(Path(__file__).resolve().parents[1] / "adops" / DIALOGS_CSS)
     BINDINGS = [Binding("escape,enter", "app.pop_screen", "Close", id="close_ad_event")]
 
     def __init__(self, send: AuditedSend) -> None:
@@ -146,7 +147,7 @@ class AdEventDetail(ModalScreen[None]):
 
 
 class AdEventsScreen(Screen[None]):
-    CSS_PATH = CSS_PATH
+    CSS_PATH = str(Path(__file__).resolve().parents[1] / "adops" / DIALOGS_CSS)
     BINDINGS = [
         Binding("escape", "close", "Back", id="close_ad_events"),
         Binding("r", "reload", "Reload", id="reload_ad_events", tooltip="Read the audit log again"),

@@ -11,6 +11,7 @@ other screen.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
@@ -24,7 +25,7 @@ from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.bindings import AD_BREAK, ADOPS_BINDINGS, STREAM_ACTIONS
 from omeconsole.ui.adops.changes import AdOpsChanged
-from omeconsole.ui.adops.dialogs import CSS_PATH
+from omeconsole.ui.adops.dialogs import CSS_PATH as DIALOGS_CSS
 from omeconsole.ui.adops.flows import cue_in_flow, cue_out_flow, id3_flow
 from omeconsole.ui.adops.panel import AdBreakPanel
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
@@ -34,7 +35,7 @@ TICK_S = 1.0
 
 
 class AdBreakScreen(Screen[None]):
-    CSS_PATH = CSS_PATH
+    CSS_PATH = str(Path(__file__).resolve().parents[1] / "adops" / DIALOGS_CSS)
     BINDINGS = [
         Binding("escape", "close", "Back", id="close_ad_break"),
         *(b for b in ADOPS_BINDINGS if b.id in STREAM_ACTIONS - {AD_BREAK}),

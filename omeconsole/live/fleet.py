@@ -19,11 +19,11 @@ from omeconsole.core.fleet.health import ServerHealth
 from omeconsole.core.fleet.views import FleetView
 from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.session import Session
+from omeconsole.live.ad_board import AdBoard
+from omeconsole.live.alert_watch import SessionAlerts
+from omeconsole.live.recorded_past import StoredPast
+from omeconsole.live.session import LiveSession, NoteBoard, Pace, Ticker, ViewOptions
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.ad_board import AdBoard
-from omeconsole.ui.live import LiveSession, NoteBoard, Pace, Ticker, ViewOptions
-from omeconsole.ui.past import StoredPast
-from omeconsole.ui.session_alerts import SessionAlerts
 
 PastOf = Callable[[Session], StoredPast | None]
 """The recorded past of a server's session (None: nothing recorded)."""

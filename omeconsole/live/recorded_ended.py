@@ -19,9 +19,9 @@ from pathlib import Path
 from omeconsole.core.clock import Clock
 from omeconsole.core.history.settings import HistorySettings
 from omeconsole.core.history.summary import StreamSummary
+from omeconsole.live.session import LiveSession
 from omeconsole.model.nodes import AppStreams, Listing
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.live import LiveSession
 
 REREAD_S = 60.0
 """How often the store is read again (streams that ended meanwhile join their group)."""

@@ -23,9 +23,9 @@ from omeconsole.core.clock import Clock
 from omeconsole.core.history.replay_engine import ReplayEngine
 from omeconsole.core.history.summary import StreamSummary
 from omeconsole.core.text import visible
+from omeconsole.live.recorded_ended import EndedSource, read_ended
+from omeconsole.live.session import LiveSession
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.live import LiveSession
-from omeconsole.ui.recorded_ended import EndedSource, read_ended
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
 from omeconsole.ui.widgets.status_bar import StatusLine
