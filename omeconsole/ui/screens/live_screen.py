@@ -72,6 +72,8 @@ class LiveScreen(Screen[None]):
         self._selected_drawn_at = -math.inf
         self._flush_timer: Timer | None = None
         self._readings_shown = False
+        self._ads_moved: set[NodePath] = set()
+        """Streams (and their parents) whose ad-break marks moved since the last `_draw_ads`."""
 
     # What a screen says about itself --------------------------------------------------------------
 
@@ -149,8 +151,20 @@ class LiveScreen(Screen[None]):
         self._draw(self._feed.take() | EVERYTHING)
         self.refresh_bindings()
 
-    def _ads_changed(self, _path: NodePath) -> None:
-        self.post_message(ClockTick())  # a send or a sighting: draw the badges now, not at the next tick
+    def _ads_changed(self, path: NodePath) -> None:
+        """A send, a sighting or a first playlist read: the stream's row (and its parents' `ADx2`), header and
+        status line are drawn now, not at the next tick (which a redraw just before may skip)."""
+        if not self._ads_moved:
+            self.call_later(self._draw_ads)
+        node: NodePath | None = path
+        while node is not None:
+            self._ads_moved.add(node)
+            node = node.parent
+
+    def _draw_ads(self) -> None:
+        moved, self._ads_moved = frozenset(self._ads_moved), set()
+        if self.in_view:
+            self._draw(Changes(moved))
 
     @property
     def in_view(self) -> bool:
