@@ -77,6 +77,8 @@ class _Followed:
 
     reader: PublisherReader
     last_read: float = -math.inf
+    located: bool = False
+    """Its chunklist's address is known (a read succeeded since the last failure): a read is one request."""
     quiet: int = 0
     """Reads in a row that showed no ad marker at all (the back-off's step)."""
     problem: str | None = None
@@ -303,13 +305,27 @@ class PlaylistWatch:
                      key=lambda p: followed[p].last_read if p in followed else -math.inf)
         budget = self._screen.budget
         per_round = budget.rate * interval * self._share
-        budget.reserve(self, budget.rate * self._share, per_round)
-        quota = min(len(due), max(1, int(per_round)))  # a reserve under 1 a round gives 1 every few rounds
-        budget.take(len(priority))  # these go whatever the bucket holds (a bounded overrun)
-        granted = budget.take_reserved(self, quota)
-        granted += budget.take(quota - granted)
-        chosen = priority + due[:granted]
+        budget.reserve(self, budget.rate * self._share, max(2.0, per_round))
+        budget.take(sum(self._cost(p) for p in priority))  # these go whatever the bucket holds (a bounded overrun)
+        chosen = list(priority)
+        tokens = max(2, int(per_round))  # a small reserve gives a first read (2 requests) every few rounds
+        for path in due:
+            cost = self._cost(path)
+            if cost > tokens:
+                break
+            granted = budget.take_reserved(self, cost)
+            granted += budget.take(cost - granted)
+            if granted < cost:
+                break  # (a token granted alone is spent: at most one a round)
+            tokens -= cost
+            chosen.append(path)
         return [p for p in chosen if not (p in followed and followed[p].reading) and not self._leased(p)]
+
+    def _cost(self, path: NodePath) -> int:
+        """Requests a read of `path` makes: 1 for the chunklist, 2 until its address is known (the
+        multivariant playlist first)."""
+        followed = self._followed.get(path)
+        return 1 if followed is not None and followed.located else 2
 
     @staticmethod
     def _due(followed: _Followed, now: float, interval: float) -> bool:
@@ -333,11 +349,14 @@ class PlaylistWatch:
             playlist, _ = await followed.reader.chunklist(deadline=READ_DEADLINE_S)
         except PlaylistUnreadable as error:
             followed.reader.forget_chunklist()  # the stream may have restarted under new chunklist names
+            followed.located = False
             self._judged(path, followed, str(error), None)
         except Exception as error:  # one stream's unexpected failure is its playlist problem, said
             followed.reader.forget_chunklist()
+            followed.located = False
             self._judged(path, followed, f"unexpected error: {type(error).__name__}: {error}", None)
         else:
+            followed.located = True
             followed.quiet = 0 if playlist.markers else min(followed.quiet + 1, 8)
             self._judged(path, followed, None, seen_break(playlist, self._clock.wall()))
         finally:

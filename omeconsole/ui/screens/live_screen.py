@@ -72,8 +72,6 @@ class LiveScreen(Screen[None]):
         self._selected_drawn_at = -math.inf
         self._flush_timer: Timer | None = None
         self._readings_shown = False
-        self._ads_moved: set[NodePath] = set()
-        """Streams (and their parents) whose ad-break marks moved since the last `_draw_ads`."""
 
     # What a screen says about itself --------------------------------------------------------------
 
@@ -152,19 +150,16 @@ class LiveScreen(Screen[None]):
         self.refresh_bindings()
 
     def _ads_changed(self, path: NodePath) -> None:
-        """A send, a sighting or a first playlist read: the stream's row (and its parents' `ADx2`), header and
-        status line are drawn now, not at the next tick (which a redraw just before may skip)."""
-        if not self._ads_moved:
-            self.call_later(self._draw_ads)
+        """A send, a sighting or a playlist read that changed what a row says: the stream's row (and its
+        parents' `ADx2`) is relabelled with the next reports' redraw (within a redraw gap: a redraw of its
+        own per read cost a whole tree pass at 10,000 streams), and the tick draws badges now if it may."""
         node: NodePath | None = path
+        moved = set()
         while node is not None:
-            self._ads_moved.add(node)
+            moved.add(node)
             node = node.parent
-
-    def _draw_ads(self) -> None:
-        moved, self._ads_moved = frozenset(self._ads_moved), set()
-        if self.in_view:
-            self._draw(Changes(moved))
+        self._feed.hold(frozenset(moved))
+        self.post_message(ClockTick())
 
     @property
     def in_view(self) -> bool:
