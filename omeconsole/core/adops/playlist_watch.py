@@ -311,12 +311,10 @@ class PlaylistWatch:
         tokens = max(2, int(per_round))  # a small reserve gives a first read (2 requests) every few rounds
         for path in due:
             cost = self._cost(path)
-            if cost > tokens:
-                break
+            if cost > tokens or budget.held(self) + budget.available() < cost:
+                break  # (asked only when the whole read can be had: a token taken alone would be lost)
             granted = budget.take_reserved(self, cost)
-            granted += budget.take(cost - granted)
-            if granted < cost:
-                break  # (a token granted alone is spent: at most one a round)
+            budget.take(cost - granted)
             tokens -= cost
             chosen.append(path)
         return [p for p in chosen if not (p in followed and followed[p].reading) and not self._leased(p)]

@@ -89,6 +89,12 @@ class TokenBucket:
         self._refill()
         self._reserves.pop(id(holder), None)
 
+    def held(self, holder: object) -> int:
+        """Whole tokens `holder`'s reserve holds now (0 without one)."""
+        self._refill()
+        reserve = self._reserves.get(id(holder))
+        return 0 if reserve is None else int(reserve.tokens + 1e-9)
+
     def take_reserved(self, holder: object, wanted: int) -> int:
         """Grants up to `wanted` whole tokens of `holder`'s reserve (0 without one)."""
         self._refill()
