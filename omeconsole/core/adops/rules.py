@@ -84,8 +84,10 @@ def cue_in_rules(facts: Facts) -> list[Broken]:
         return [Broken("check-not-run", "whether an ad break is on air cannot be read on this server: it writes no "
                                         "ad markers, so a break sent from elsewhere cannot be seen — and so whether "
                                         "the server would drop this cue-in (outside a break) could not be checked")]
+    unsure = (" (whether this server writes ad markers is not known yet: a break sent from elsewhere may not be "
+              "seen)" if facts.markers.writing == "unknown" else "")
     return [Broken("no-break-on-air", "no ad break is on air on this stream: the server drops a cue-in outside a "
-                                      "break (its first marker must be an out)")]
+                                      f"break (its first marker must be an out){unsure}")]
 
 
 def _too_soon(facts: Facts) -> list[Broken]:
