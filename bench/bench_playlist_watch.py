@@ -5,14 +5,16 @@ clock), with a counting TCP proxy in front of the management API and one in fron
 the requests are counted on the wire, whoever makes them. Four runs per scenario, one after the other:
 following on / off (`follow_playlists` in a config file of the run's own), each with the ad-break panel
 closed (the dashboard, a stream selected) and open (`a` on it: the panel's own blocking-reload reader).
-Each run waits `--settle` seconds after the first data, then measures `--seconds`:
+Each run waits `--settle` seconds after the first data, then measures `--seconds`; with `--rounds N`
+the on / off pair is run N times, alternating, and the table gives each figure's median (on a shared
+machine the load moves between runs; alternating keeps it from favouring one side):
 
 - API req/s: requests through the API proxy (the polling engine and detection);
 - playlist req/s: requests through the publisher proxy (playlists, and parts when an ID3 waits);
 - CPU: the console process's utime+stime over the window ÷ wall time.
 
     .venv/bin/python bench/bench_playlist_watch.py [--scenario demo --scenario scale] [--seconds 20]
-        [--settle 8] [--panel closed --panel open] [--json]
+        [--settle 8] [--panel closed --panel open] [--rounds 1] [--json]
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import asyncio
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -95,6 +98,8 @@ class Run:
     api_rps: float
     playlist_rps: float
     cpu: float
+    load: float
+    """The machine's 1-minute load average at the end of the window."""
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -150,7 +155,7 @@ def measure(scenario: str, follow: bool, panel: bool, settle: float, seconds: fl
             wall = time.monotonic() - wall_before
             return Run(scenario, follow, panel, round((api_proxy.requests - api_before) / wall, 2),
                        round((publisher_proxy.requests - pub_before) / wall, 2),
-                       round((_cpu_seconds(pid) - cpu_before) / wall, 4))
+                       round((_cpu_seconds(pid) - cpu_before) / wall, 4), round(os.getloadavg()[0], 2))
         finally:
             subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
             simulator.terminate()
@@ -163,22 +168,39 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--settle", type=float, default=8.0)
     parser.add_argument("--panel", choices=("closed", "open"), action="append")
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    runs = [measure(scenario, follow, panel, args.settle, args.seconds)
-            for scenario in args.scenario or ["demo", "scale"]
-            for panel in [p == "open" for p in args.panel or ["closed", "open"]] for follow in (True, False)]
+    samples = [measure(scenario, follow, panel, args.settle, args.seconds)
+               for scenario in args.scenario or ["demo", "scale"]
+               for panel in [p == "open" for p in args.panel or ["closed", "open"]]
+               for index in range(args.rounds) for follow in ((True, False) if index % 2 == 0 else (False, True))]
     if args.json:
-        print(json.dumps([asdict(run) for run in runs], indent=2))
+        print(json.dumps([asdict(run) for run in samples], indent=2))
         return
+    runs = _medians(samples)
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} cores; "
           f"{args.seconds:g} s per window after {args.settle:g} s\n")
+    print(f"{args.rounds} round(s) per pair; medians; load at the end of each window: "
+          f"{', '.join(f'{run.load:.1f}' for run in samples)}\n")
     print("| scenario | panel | following | API req/s | playlist req/s | console CPU |")
     print("|---|---|---|---:|---:|---:|")
     for run in runs:
         print(f"| {run.scenario} | {'open' if run.panel else 'closed'} | {'on' if run.follow else 'off'} "
-              f"| {run.api_rps:.2f} | {run.playlist_rps:.2f} | {run.cpu * 100:.1f} % |")
+              f"| {run.api_rps:.2f} | {run.playlist_rps:.2f} | {run.cpu * 100:.2f} % |")
+
+
+def _medians(samples: list[Run]) -> list[Run]:
+    """One row per scenario, panel and following: the median of each figure over its rounds."""
+    keys = list(dict.fromkeys((run.scenario, run.panel, run.follow) for run in samples))
+    rows = []
+    for scenario, panel, follow in keys:
+        same = [run for run in samples if (run.scenario, run.panel, run.follow) == (scenario, panel, follow)]
+        rows.append(Run(scenario, follow, panel, statistics.median(r.api_rps for r in same),
+                        statistics.median(r.playlist_rps for r in same), statistics.median(r.cpu for r in same),
+                        statistics.median(r.load for r in same)))
+    return rows
 
 
 if __name__ == "__main__":

@@ -34,10 +34,11 @@ from ui_support import (
     tree_row,
 )
 
-from omeconsole.core.adops.playlist_watch import PlaylistWatch
+from omeconsole.core.adops.playlist_watch import QUIET_MAX_S, PlaylistWatch
 from omeconsole.core.session import connector
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.node_notes import UNREAD_MARK
 from omeconsole.ui.screens.ad_break import AdBreakScreen
 from omeconsole.ui.screens.ad_events import AdEventsScreen
 from omeconsole.ui.screens.dashboard import DashboardScreen
@@ -52,9 +53,12 @@ COUNTDOWN_30 = re.compile(r"AD 0:(30|2\d)\b")
 COUNTDOWN_45 = re.compile(r"AD 0:(45|4\d)\b")
 
 
-def _app(sim: ThreadedSimulator, clock: ParkingClock, tmp_path: Path, select: NodePath = NEWS) -> ConsoleApp:
-    """The console at its default polling interval (1 s) and a budget that covers every row."""
+def _app(sim: ThreadedSimulator, clock: ParkingClock, tmp_path: Path, select: NodePath = NEWS,
+         budget: float | None = None) -> ConsoleApp:
+    """The console at its default polling interval (1 s) and a budget that covers every row (or `budget`)."""
     settings = make_settings(sim.api_url, publisher_url=sim.running.publisher_url)
+    if budget is not None:
+        settings = settings.model_copy(update={"request_budget": budget})
     assert settings.interval == 1.0
     return ConsoleApp(settings, connector(clock, rng=random.Random(SEED), audit_path=tmp_path / "audit.jsonl"),
                       clock, select=select, theme_dirs=[BUILTIN_THEME_DIR], export_dir=tmp_path / "exports")
@@ -162,7 +166,7 @@ async def test_a_break_on_a_visible_stream_that_is_not_selected_shows_on_its_row
         await driver.warm_up(3)
         assert SPORTS in _watch(app).following and NEWS in _watch(app).following
         assert await asyncio.to_thread(_post_cue_out, threaded_sim, SPORTS, 45) == 200
-        for _ in range(5):
+        for _ in range(int(QUIET_MAX_S) + 4):  # a quiet row is reread at most QUIET_MAX_S apart
             await _step(driver)
             if "AD 0:" in tree_row(app, SPORTS):
                 break
@@ -171,6 +175,49 @@ async def test_a_break_on_a_visible_stream_that_is_not_selected_shows_on_its_row
         header = _header(app)
         assert re.search(r"ad breaks: sports AD 0:4\d \(not sent here\)", header), header
         assert "ADx1" in tree_row(app, APP)
+    threaded_sim.advance(20)
+
+
+async def test_when_polling_takes_the_whole_budget_the_rows_on_screen_are_still_followed_and_unread_ones_say_so(
+        quiet_ui, threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    """At `scale` the polling engine would take every token of the budget; the watch's share is set aside
+    for the rows on screen, so they are read in turn. A row not read yet says its break is not known."""
+    app = _app(threaded_sim, console_clock, tmp_path, select=APP, budget=8.0)  # demo wants ~11 req/s
+    async with app.run_test(size=(160, 45)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(1)
+        watch = _watch(app)
+        for _ in range(5):  # until a round has taken the rows on screen (the tree is drawn from the listing)
+            streams = sorted(p for p in watch.following if p.level == "stream")
+            if len(streams) >= 5:
+                break
+            await _step(driver)
+        assert len(streams) >= 5, streams
+        assert watch.waiting, "a budget of 8 req/s cannot read every row at once"
+        # Rows are labelled as they are painted; the header is drawn with the reports (a read that lands between
+        # two redraws shows there with the next): it counts at least the application's rows that say `ad?`.
+        marked = [stream for stream in streams if UNREAD_MARK in tree_row(app, stream).split(stream.name, 1)[1]]
+        assert marked, [tree_row(app, stream) for stream in streams]
+        assert all(watch.reads[stream] <= 1 for stream in marked), watch.reads
+        counted = re.search(rf"{re.escape(UNREAD_MARK)} (\d+) streams? on screen not followed yet", _header(app))
+        assert counted is not None, _header(app)
+        assert int(counted.group(1)) >= len([stream for stream in marked if stream.parent == APP]) >= 1, _header(app)
+        for _ in range(30):
+            if not watch.waiting:
+                break
+            await _step(driver)
+        assert not watch.waiting, f"rows never read: {sorted(watch.waiting)}"
+        assert all(watch.reads[stream] >= 1 for stream in streams), watch.reads
+        await _step(driver)  # rows are relabelled with the next reports' redraw
+        for stream in streams:
+            assert UNREAD_MARK not in tree_row(app, stream), tree_row(app, stream)
+        assert "not followed yet" not in _header(app)
+        assert await asyncio.to_thread(_post_cue_out, threaded_sim, SPORTS, 45) == 200
+        for _ in range(30):
+            if "AD 0:" in tree_row(app, SPORTS):
+                break
+            await _step(driver)
+        assert COUNTDOWN_45.search(tree_row(app, SPORTS)) or "AD 0:" in tree_row(app, SPORTS), tree_row(app, SPORTS)
     threaded_sim.advance(20)
 
 

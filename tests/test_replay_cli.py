@@ -14,9 +14,10 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import aiohttp
 import pytest
 from fake_clock import FakeClock
-from ome_replay import FIXTURES, STATS_PATH
+from ome_replay import FIXTURES, STATS_PATH, OmeReplay
 from replay_support import STREAM, captured_rates, replay_clock, replaying, run_command
 
 from omeconsole.cli import exit_codes
@@ -216,3 +217,36 @@ async def test_a_later_command_recalls_the_break_at_the_splice_the_first_one_saw
     assert seen != estimated and confirmation["seen_after_s"] is not None
     assert ran.status == exit_codes.NEEDS_FORCE  # too soon after the splice: the server would drop it
     assert f"after the splice at {hms(seen)}: send it after {hms(seen + timedelta(seconds=8))}" in ran.err
+
+
+async def _post_as_automation(replay: OmeReplay, body: str) -> int:
+    """What automation does: the captured cue-out POSTed straight to the replayed API (not the console)."""
+    async with aiohttp.ClientSession() as session, session.post(
+            f"{replay.api_url}/v1/vhosts/default/apps/app/streams/stream:sendEvent", data=body,
+            headers={"Authorization": replay.authorization, "Content-Type": "application/json"}) as reply:
+        return reply.status
+
+
+async def test_cue_in_after_a_break_sent_by_someone_else_says_the_check_cannot_run_there(clock, monkeypatch, tmp_path,
+                                                                                           capsys) -> None:
+    """0.19 cuts a segment at a cue-out and writes no marker: a break another sender started is not in its
+    playlist. The CLI must not say "no ad break is on air" (one is): it says the check cannot be made on this
+    server and refuses as for any check that could not run (exit 8, nothing POSTed); `--force` sends it once."""
+    async with replaying(clock, monkeypatch, tmp_path) as replay:
+        assert await _post_as_automation(replay, captured_body("30_sendEvent_cue_out")) == 200
+        clock.advance(12.0)
+        refused = await run_command(clock, capsys, "cue-in", STREAM)
+        cue_in = json.loads(captured_body("31_sendEvent_cue_in"))
+
+        def cue_ins() -> int:
+            return len([seen for seen in replay.requests if seen.method == "POST" and json.loads(seen.body) == cue_in])
+
+        assert cue_ins() == 0
+        forced = await run_command(clock, capsys, "cue-in", STREAM, "--force")
+        assert cue_ins() == 1
+    assert refused.status == exit_codes.NEEDS_FORCE and refused.out == "", refused
+    assert "no ad break is on air" not in refused.err, refused.err
+    assert ("whether an ad break is on air cannot be read on this server: it writes no ad markers, so a break "
+            "sent from elsewhere cannot be seen") in refused.err, refused.err
+    assert (forced.status, forced.out) == (0, "cue-in sent to default/app/stream: HTTP 200 OK\n"
+                                              "accepted by the server; not yet seen in the playlist\n")

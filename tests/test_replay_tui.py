@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 import pytest
 from adops_ui_support import sends_done, text_of, toasts
 from ome_replay import FIXTURES, OmeReplay
@@ -31,6 +33,7 @@ __all__ = ["quiet_ui"]
 
 STREAM = NodePath("default", "app", "stream")
 CUT_SEEN = "splice seen (segment cut at 00:08:46.408), no marker written"
+CUE_OUT_BODY = json.loads((FIXTURES / "api" / "30_sendEvent_cue_out.json").read_text())["request"]["body"]
 CUE_IN = json.loads(json.loads((FIXTURES / "api" / "31_sendEvent_cue_in.json").read_text())["request"]["body"])
 GUARD_S = 30.0
 """A bound on waiting for the app's own workers (a guard against a hang, not a timing assumption)."""
@@ -140,3 +143,38 @@ async def test_a_stream_nobody_watches_shows_no_viewer_while_the_console_reads_i
     await rig.driver.pilot.pause()
     row = " ".join(tree_row(rig.app, STREAM).split())
     assert " 0 viewers " in row, row
+
+
+def _header(rig: Rig) -> str:
+    return " ".join(rig.text("#detail-header").split())
+
+
+async def test_the_break_from_the_cut_shows_on_the_row_header_and_status_line_as_sent_here(rig: Rig) -> None:
+    """0.19 writes no marker and only cuts a segment: the console's own break goes on air from the cut, and the
+    dashboard says so where every break shows (row, header, status line), as the real server did."""
+    await cue_out(rig)
+    await rig.driver.step(1.0, times=3)  # the cut is listed 1.21 s after the request
+    await rig.driver.pilot.press("escape")
+    await rig.driver.step(1.0)
+    row = tree_row(rig.app, STREAM)
+    assert re.search(r"AD 0:2\d", row), row
+    header = _header(rig)
+    assert re.search(r"AD 0:2\d", header) and "not sent from this console" not in header, header
+    status = status_of(rig.app)
+    assert re.search(r"AD 0:2\d", status) and "not sent here" not in status, status
+
+
+async def test_a_break_sent_by_someone_else_is_said_to_be_unseeable_there_never_absent(rig: Rig) -> None:
+    """The captured cue-out POSTed straight to the replayed API (automation, not this console): the real server
+    cut a segment and wrote no marker, so the playlist cannot show it. The stream is not shown in a break it
+    cannot see, and its header says breaks sent by others cannot be seen on this server."""
+    async with aiohttp.ClientSession() as session, session.post(
+            f"{rig.replay.api_url}/v1/vhosts/default/apps/app/streams/stream:sendEvent", data=CUE_OUT_BODY,
+            headers={"Authorization": rig.replay.authorization, "Content-Type": "application/json"}) as reply:
+        assert reply.status == 200
+    assert rig.replay.cue_out_at is not None, "the replay now serves the playlists of after the cut"
+    await rig.driver.step(1.0, times=4)
+    assert "AD" not in tree_row(rig.app, STREAM).split("stream", 1)[1]
+    assert ("ad breaks sent by others cannot be seen: this server writes no ad markers into playlists"
+            in _header(rig)), _header(rig)
+    assert rig.app.live.ad_board.first_seen == ()  # nothing made up for the events screen either

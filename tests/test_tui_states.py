@@ -4,8 +4,12 @@ ended, with when it was last seen and its input as last known (no current figure
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
+from textual.app import App
+from textual_plotext import PlotextPlot
 from ui_support import (
     Driver,
     ParkingClock,
@@ -27,6 +31,11 @@ __all__ = ["console_clock", "quiet_ui", "threaded_sim"]
 
 STREAM = NodePath("default", "app", "stream")
 STALL_FROM, STALL_UNTIL = 30, 60
+
+
+def _chart(app: App[Any]) -> str:
+    """The detail's chart panels as drawn (plotext's pictures, titles and axes included)."""
+    return "\n".join(shown(plot) for plot in app.screen.query_one("#detail-chart").query(PlotextPlot))
 
 
 def state_of(text: str) -> str:
@@ -69,6 +78,9 @@ async def test_an_ended_streams_row_reads_as_ended_with_when_and_its_last_known_
         await driver.warm_up(4)
         live = tree_row(app, news)
         assert state_of(live) == "● live" and " srt " in live
+        assert app.screen.query_one(NodeTree).select_path(news)  # its detail reads its stream information
+        await driver.step(1.0, times=2)
+        assert "H264" in shown(app.screen.query_one("#detail-info")).upper()
 
         def end() -> None:
             stream = threaded_sim.running.world.find_stream("default", "app", "news")
@@ -86,3 +98,14 @@ async def test_an_ended_streams_row_reads_as_ended_with_when_and_its_last_known_
         assert state_of(detail) == "○ ended", detail  # the cursor is on it: the detail is the ended stream's
         inbound = shown(app.screen.query_one("#bars-in"))
         assert "last known" in inbound and "srt" in inbound and "not reported" not in inbound, inbound
+        # Its chart stops at its end, not "now", and says when; its tracks are what was last known, with when.
+        when = re.search(r"last seen (\d\d:\d\d:\d\d)", ended)
+        assert when is not None, ended
+        chart = _chart(app)
+        assert f"ended {when.group(1)}" in chart and "now" not in chart and "end" in chart.split("\n")[-1], chart
+        tracks = shown(app.screen.query_one("#detail-info"))
+        assert f"last known ({when.group(1)})" in tracks and "no stream information" not in tracks, tracks
+        assert "video" in tracks and "H264" in tracks.upper(), tracks
+        before = chart
+        await driver.step(1.0, times=5)  # time goes on; the ended stream's chart does not move with it
+        assert _chart(app) == before

@@ -217,9 +217,24 @@ class Driver:
         for _ in range(50):
             await asyncio.wait_for(self.clock.parked(2), timeout=20)  # a guard, not a timing assumption
             await self.pilot.pause()
+            if await self._playlists_judged():
+                continue  # what the reads showed was drawn: the engine may have been woken meanwhile
             if self.clock.sleepers >= 2:
                 return
         raise AssertionError("the console never settled: the engine keeps being woken")
+
+    async def _playlists_judged(self) -> bool:
+        """Waits for the playlist watch's round under way (its reads are real HTTP, not on the fake clock):
+        a row not read yet says so (`ad?`), so what is on screen depends on it. True when it waited."""
+        try:
+            watch = self.pilot.app.live.ad_board.watch  # type: ignore[attr-defined]
+        except (AssertionError, AttributeError):
+            return False
+        if watch is None or watch.idle:
+            return False
+        await asyncio.wait_for(watch.until_idle(), timeout=20)  # a guard, not a timing assumption
+        await self.pilot.pause()
+        return True
 
     async def step(self, seconds: float = 1.0, times: int = 1) -> None:
         for _ in range(times):

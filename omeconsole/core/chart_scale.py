@@ -140,17 +140,18 @@ def rate_axis(top: float, intervals: int) -> Axis:
     return Axis(axis_top, ticks, labels)
 
 
-def time_axis(window: float, width: int) -> Axis:
-    """Ticks from -window to now at round times, as many as fit `width` columns (a label needs ~8)."""
+def time_axis(window: float, width: int, end: str = "now") -> Axis:
+    """Ticks from -window to the chart's end at round times, as many as fit `width` columns (a label needs
+    ~8). `end`: what the right edge is called ("now"; "end" for a stream that ended)."""
     steps = [s for s in (5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0) if window % s == 0]
     step = next((s for s in steps if window / s <= max(1, width // 8)), window)
     ticks = [-window + i * step for i in range(int(window // step) + 1)]
-    return Axis(0.0, ticks, [_ago(t, minutes=step >= 60) for t in ticks])
+    return Axis(0.0, ticks, [_ago(t, end, minutes=step >= 60) for t in ticks])
 
 
-def _ago(seconds: float, *, minutes: bool) -> str:
+def _ago(seconds: float, end: str, *, minutes: bool) -> str:
     if seconds == 0:
-        return "now"
+        return end
     whole = round(-seconds)
     return f"-{whole // 60}m" if minutes else f"-{whole}s"
 

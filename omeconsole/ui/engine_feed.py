@@ -56,6 +56,10 @@ class EngineFeed:
             self._target.post_message(EngineChanged(selected=selected))
         self._held_selected = self._held_selected or selected
 
+    def hold(self, paths: frozenset[NodePath]) -> None:
+        """Draw these rows again with the next reports (their ad break or their playlist's state moved)."""
+        self._held = self._held | EngineUpdate(changed=paths)
+
     @property
     def holds_selected(self) -> bool:
         """A reading of the watched node is among what arrived since the last `take()`."""

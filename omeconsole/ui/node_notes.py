@@ -1,8 +1,10 @@
 """What a node's row and header say besides its readings: its ad break and its alerts.
 
-Rows get short marks (`AD 0:24`, `ADx2` on an application with two streams in a break, `⚑ 1`);
-a header gets a line in words (`ad breaks: news AD 0:24 · sports AD soon +2 more`, on-air ones first,
-at most `BREAKS_NAMED` of them by name; then the firing alerts' details).
+Rows get short marks (`AD 0:24`, `ADx2` on an application with two streams in a break, `⚑ 1`, and
+`UNREAD_MARK` on a stream row on screen whose playlist has not been read yet, so whether it is in a
+break is not known); a header gets a line in words (`ad breaks: news AD 0:24 · sports AD soon +2 more`,
+on-air ones first, at most `BREAKS_NAMED` of them by name; how many streams on screen under it are not
+followed yet; then the firing alerts' details).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from omeconsole.ui.badges import Marks, name_text
 
 BREAKS_NAMED = 3
 """Streams a header names in its ad-break summary; the others are counted ("+2 more")."""
+UNREAD_MARK = "ad?"
+"""A stream row on screen whose playlist the console has not read yet: its break state is unknown, not "no break"."""
 _firing: WeakKeyDictionary[AlertEvaluator, tuple[int, dict[NodePath, list[Alert]]]] = WeakKeyDictionary()
 
 
@@ -41,6 +45,8 @@ def node_marks(live: LiveSession, path: NodePath) -> Marks:
             marks.append(badge.text)
         elif (planned := next_breaks(live.session.adops).text(path)) is not None:
             marks.append(planned)
+        elif live.ad_board.watch is not None and live.ad_board.watch.unread(path):
+            marks.append(UNREAD_MARK)
     else:
         on_air = len(live.ad_board.active(path))
         if on_air:
@@ -67,6 +73,16 @@ def playlist_note(live: LiveSession, path: NodePath) -> str:
         more = f" (+{seen.ignored_count - 1} more)" if seen.ignored_count > 1 else ""
         return visible(f"playlist markers set aside: {seen.ignored[0]}{more}", limit=200)
     return ""
+
+
+def unread_under(live: LiveSession, path: NodePath) -> int:
+    """Streams under `path` on screen whose playlists the console follows but has not read yet."""
+    watch = live.ad_board.watch
+    if watch is None or path.level == "stream":
+        return 0
+    if path.level == "app":
+        return sum(1 for stream in watch.waiting if stream.app == path.app and stream.vhost == path.vhost)
+    return sum(1 for stream in watch.waiting if stream.vhost == path.vhost)
 
 
 def node_notes(live: LiveSession, path: NodePath, colours: Mapping[str, str]) -> Text | None:
@@ -101,6 +117,12 @@ def node_notes(live: LiveSession, path: NodePath, colours: Mapping[str, str]) ->
                     text.append(" (not sent here)", style=accent)
             if len(active) > BREAKS_NAMED:
                 text.append(f" +{len(active) - BREAKS_NAMED} more", style="bold")
+        unread = unread_under(live, path)
+        if unread:
+            if text:
+                text.append("  ")
+            text.append(f"{UNREAD_MARK} {unread} stream{'s' if unread != 1 else ''} on screen not followed yet "
+                        "(request budget): break state unknown", style=warn)
     if live.alerts is not None:
         for alert in firing_at(live.alerts, path):
             if text:

@@ -13,7 +13,12 @@ its bytes and its connection out) the playlist of:
    1 + `MAX_PRIORITY` reads per interval at most);
 2. the other streams visible on screen, within the request budget: at most `FOLLOW_SHARE` of the
    bucket's rate, and only requests the bucket grants (the engine and this share one budget, so
-   their sum over any stretch of time stays under it), least recently read first.
+   their sum over any stretch of time stays under it), least recently read first. That share is
+   `reserve`d in the bucket while the watch runs: an engine polling 10,000 streams would otherwise
+   take every token and leave the rows on screen unread (a reserve with nothing to read spills back to
+   the engine). A visible stream whose playlist carried no ad marker at its last reads is read less
+   often (every `QUIET_BACKOFF` more intervals, up to `QUIET_MAX_S`): reads are the watch's whole
+   cost, and a quiet row is where a break is least likely to be missed for long.
 
 A stream whose ad-break screen is open is read by that screen's own follower (blocking reload) and
 skipped here. Nothing is read while polling is paused (`p`). A stream that leaves the screen (and
@@ -59,6 +64,10 @@ ROUND_GAP = 0.9
 """A polling report starts a round once this share of an interval has passed since the last one."""
 FALLBACK_INTERVALS = 2.0
 """Without polling reports (the link is down), a round every this many intervals."""
+QUIET_BACKOFF = 2.0
+"""A visible stream's rereads are this many times further apart after each read that showed no marker."""
+QUIET_MAX_S = 8.0
+"""The longest a visible stream (not the selected one, not one in a break) waits between reads for back-off."""
 FIRST_SEEN_KEPT = 500
 """Breaks seen in playlists remembered for the events screen (the oldest are forgotten first)."""
 _SHOWN = (BreakState.SCHEDULED, BreakState.ON_AIR)
@@ -70,6 +79,10 @@ class _Followed:
 
     reader: PublisherReader
     last_read: float = -math.inf
+    located: bool = False
+    """Its chunklist's address is known (a read succeeded since the last failure): a read is one request."""
+    quiet: int = 0
+    """Reads in a row that showed no ad marker at all (the back-off's step)."""
     problem: str | None = None
     seen: SeenBreak | None = None
     reading: bool = field(default=False)
@@ -144,9 +157,14 @@ class PlaylistWatch:
         """Playlist reads started, per stream (since the watch began)."""
         self.following: frozenset[NodePath] = frozenset()
         """The streams the last round followed (read, or due in the visible rotation)."""
+        self.waiting: frozenset[NodePath] = frozenset()
+        """The streams on screen the watch follows but has not read (successfully) yet: their break is not known."""
         self.rounds = 0
         """Rounds finished (every read of the round ended or gave up)."""
         self._round_waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._kick = asyncio.Event()
+        self._in_round = False
+        self._idle_waiters: list[asyncio.Future[None]] = []
 
     def __repr__(self) -> str:
         return f"PlaylistWatch(following {len(self.following)})"
@@ -160,6 +178,10 @@ class PlaylistWatch:
         """Why the followed stream's playlist could not be read at its last read (outside text)."""
         followed = self._followed.get(path)
         return followed.problem if followed is not None else None
+
+    def unread(self, path: NodePath) -> bool:
+        """Whether `path` is on screen and its playlist not read (successfully) yet: its break is not known."""
+        return path in self.waiting
 
     def seen(self, path: NodePath) -> SeenBreak | None:
         """What the followed stream's last read showed of breaks, and the markers it set aside."""
@@ -176,7 +198,7 @@ class PlaylistWatch:
         made = self._transport is None
         if made:
             self._transport = HttpTransport(verify=self._verify, follow_redirects=True, fresh_reads=True)
-        kick = asyncio.Event()
+        kick = self._kick
         last = -math.inf
 
         def heard(update: Any) -> None:
@@ -185,6 +207,7 @@ class PlaylistWatch:
                 kick.set()
 
         stop = self._screen.add_listener(heard)
+        budget = self._screen.budget
         try:
             while True:
                 kick.clear()
@@ -199,7 +222,11 @@ class PlaylistWatch:
                     waiter.cancel()
         finally:
             stop()
+            budget.release(self)
             self._followed.clear()
+            self.waiting = frozenset()
+            kick.clear()
+            self._wake_idle()
             if made and self._transport is not None:
                 transport, self._transport = self._transport, None
                 await transport.aclose()
@@ -209,12 +236,28 @@ class PlaylistWatch:
         return PublisherReader(self._publisher_url, path.app, path.stream, timeout=READ_DEADLINE_S,
                                verify=self._verify, transport=self._transport, own=self._own, vhost=path.vhost)
 
+    @property
+    def idle(self) -> bool:
+        """No round is under way or asked for (every read made has been judged and shown)."""
+        return not self._in_round and not self._kick.is_set()
+
+    async def until_idle(self) -> None:
+        """Returns once `idle`: what a test waits on before it looks at the screen, not time."""
+        while not self.idle:
+            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._idle_waiters.append(future)
+            await future
+
     async def round(self) -> None:
         """Read what is due this round, concurrently; returns when every read finished or gave up."""
-        chosen = self._choose()
-        reads = [self._read(path) for path in chosen]
-        if reads:
-            await asyncio.gather(*reads)
+        self._in_round = True
+        try:
+            chosen = self._choose()
+            reads = [self._read(path) for path in chosen]
+            if reads:
+                await asyncio.gather(*reads)
+        finally:
+            self._in_round = False
         self.rounds += 1
         waiting, self._round_waiters = self._round_waiters, []
         for count, future in waiting:
@@ -222,6 +265,14 @@ class PlaylistWatch:
                 future.set_result(None)
             elif not future.done():
                 self._round_waiters.append((count, future))
+        if self.idle:
+            self._wake_idle()
+
+    def _wake_idle(self) -> None:
+        idle, self._idle_waiters = self._idle_waiters, []
+        for future in idle:
+            if not future.done():
+                future.set_result(None)
 
     async def rounds_done(self, count: int) -> None:
         """Returns once `count` rounds have finished: what a test or a benchmark waits on, not time."""
@@ -248,15 +299,41 @@ class PlaylistWatch:
             visible = [p for p in self._screen.on_screen
                        if p.level == "stream" and p.addressable and p not in priority]
         followed = self._followed
-        visible.sort(key=lambda p: followed[p].last_read if p in followed else -math.inf)
         self.following = frozenset(priority + visible)
         for gone in [p for p, f in followed.items() if p not in self.following and not f.reading]:
             del followed[gone]  # left the screen: its reader and last verdict go
+        self.waiting = frozenset(p for p in visible if p not in followed or followed[p].seen is None)
+        now = self._clock.monotonic()
+        interval = self._screen.interval
+        due = sorted((p for p in visible if p not in followed or self._due(followed[p], now, interval)),
+                     key=lambda p: followed[p].last_read if p in followed else -math.inf)
         budget = self._screen.budget
-        quota = min(len(visible), int(budget.rate * self._screen.interval * self._share))
-        granted = budget.take(len(priority) + quota)
-        chosen = priority + visible[:max(0, granted - len(priority))]
+        per_round = budget.rate * interval * self._share
+        budget.reserve(self, budget.rate * self._share, max(2.0, per_round))
+        budget.take(sum(self._cost(p) for p in priority))  # these go whatever the bucket holds (a bounded overrun)
+        chosen = list(priority)
+        tokens = max(2, int(per_round))  # a small reserve gives a first read (2 requests) every few rounds
+        for path in due:
+            cost = self._cost(path)
+            if cost > tokens or budget.held(self) + budget.available() < cost:
+                break  # (asked only when the whole read can be had: a token taken alone would be lost)
+            granted = budget.take_reserved(self, cost)
+            budget.take(cost - granted)
+            tokens -= cost
+            chosen.append(path)
         return [p for p in chosen if not (p in followed and followed[p].reading) and not self._leased(p)]
+
+    def _cost(self, path: NodePath) -> int:
+        """Requests a read of `path` makes: 1 for the chunklist, 2 until its address is known (the
+        multivariant playlist first)."""
+        followed = self._followed.get(path)
+        return 1 if followed is not None and followed.located else 2
+
+    @staticmethod
+    def _due(followed: _Followed, now: float, interval: float) -> bool:
+        """A visible stream is due once its back-off has passed (none until its playlist has been quiet)."""
+        wait = min(QUIET_MAX_S, interval * QUIET_BACKOFF ** followed.quiet) if followed.quiet else 0.0
+        return now - followed.last_read >= wait
 
     def _leased(self, path: NodePath) -> bool:
         """An open ad-break screen reads this stream itself (blocking reload)."""
@@ -274,14 +351,21 @@ class PlaylistWatch:
             playlist, _ = await followed.reader.chunklist(deadline=READ_DEADLINE_S)
         except PlaylistUnreadable as error:
             followed.reader.forget_chunklist()  # the stream may have restarted under new chunklist names
+            followed.located = False
             self._judged(path, followed, str(error), None)
         except Exception as error:  # one stream's unexpected failure is its playlist problem, said
             followed.reader.forget_chunklist()
+            followed.located = False
             self._judged(path, followed, f"unexpected error: {type(error).__name__}: {error}", None)
         else:
+            followed.located = True
+            followed.quiet = 0 if playlist.markers else min(followed.quiet + 1, 8)
             self._judged(path, followed, None, seen_break(playlist, self._clock.wall()))
         finally:
             followed.reading = False
+            if path in self.waiting and followed.seen is not None:
+                self.waiting = self.waiting - {path}
+                self._changed(path)  # the row's break is known now (no break, or one)
 
     def _judged(self, path: NodePath, followed: _Followed, problem: str | None, seen: SeenBreak | None) -> None:
         """Feed what a read showed into the stream's break model; tell the screens if anything they show moved."""

@@ -7,7 +7,9 @@ that breaks one is only logged, never written. So the console judges them first,
 duration, a cue-in with no break (the first marker must be an out), a cue-in before the splice, and
 on the open source server a cue-in sooner than 1.5 segments after the splice. Each is a warning to
 confirm: the command line refuses it (exit 8) unless `--force`. When the playlist could not be read
-the check did not run, and that is said and confirmed the same way.
+the check did not run, and that is said and confirmed the same way; so on a server that writes no
+ad markers (open source 0.18-0.20), where a cue-in finds no break the console knows of: a break sent
+from elsewhere is not in the playlist, so "no break on air" cannot be told from there.
 """
 
 from __future__ import annotations
@@ -77,10 +79,15 @@ def cue_in_rules(facts: Facts) -> list[Broken]:
         return [Broken("break-outcome-unknown", "the cue-out's outcome is unknown: there may be no break on air")]
     if not facts.playlist_known:
         return [_not_checked(facts, "a break is on air")]
-    unseen = (" (this server writes no markers: a break sent from elsewhere cannot be seen)"
-              if not facts.markers.writes_tags else "")
+    if facts.markers.cuts_segment_only:
+        # Its playlist shows no break, whoever sent it: "no break on air" would be a guess, maybe false.
+        return [Broken("check-not-run", "whether an ad break is on air cannot be read on this server: it writes no "
+                                        "ad markers, so a break sent from elsewhere cannot be seen — and so whether "
+                                        "the server would drop this cue-in (outside a break) could not be checked")]
+    unsure = (" (whether this server writes ad markers is not known yet: a break sent from elsewhere may not be "
+              "seen)" if facts.markers.writing == "unknown" else "")
     return [Broken("no-break-on-air", "no ad break is on air on this stream: the server drops a cue-in outside a "
-                                      f"break (its first marker must be an out){unseen}")]
+                                      f"break (its first marker must be an out){unsure}")]
 
 
 def _too_soon(facts: Facts) -> list[Broken]:

@@ -125,7 +125,7 @@ class FleetBudget(TokenBucket):
         return max(0.0, wanted - held) / part.rate
 
     def _divide(self, active: list[_Part], now: float) -> None:
-        rate = self.rate
+        rate = self.shared_rate
         floor = rate * FLOOR_SHARE
         demands: list[tuple[float, int, _Part]] = []
         for index, part in enumerate(active):

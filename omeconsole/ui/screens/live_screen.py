@@ -155,10 +155,19 @@ class LiveScreen(Screen[None]):
 
     @on(AdOpsChanged)
     def _ads_changed(self, changed: AdOpsChanged) -> None:
-        """A send or a sighting changed a badge: drawn as a clock tick draws ages (below), so a redraw that
-        just happened or is on its way shows it, and a burst of ad-ops news costs no extra redraw."""
-        if changed.shown:
-            self._tick()
+        """A send, a sighting or a playlist read changed what a row shows: the stream's row (and its parents'
+        `ADx2`) is relabelled with the next reports' redraw (within a redraw gap: a redraw of its own per read
+        cost a whole tree pass at 10,000 streams), and badges are drawn as a clock tick draws ages (below), so
+        a redraw that just happened or is on its way shows them and a burst of news costs no extra redraw."""
+        if not changed.shown:
+            return
+        node: NodePath | None = changed.path
+        moved = set()
+        while node is not None:
+            moved.add(node)
+            node = node.parent
+        self._feed.hold(frozenset(moved))
+        self._tick()
 
     @property
     def in_view(self) -> bool:

@@ -53,6 +53,14 @@ def chart_series(view: NodeView, now: float, window: float) -> list[Series]:
     return [Series("bit rate in", xs, rate_in, "rate-in"), Series("bit rate out", xs, rate_out, "rate-out")]
 
 
+def ended_clock(view: NodeView) -> str:
+    """When an ended stream was last seen live, as the server's last reading says (`12:03:04`, local time);
+    "time not known" without one. Its chart ends there and its panels are what was last known then."""
+    latest = view.latest
+    moment = None if latest is None else (latest.stats.last_recv or latest.stats.last_updated)
+    return "time not known" if moment is None else moment.astimezone().strftime("%H:%M:%S")
+
+
 def header_line(view: NodeView, colours: dict[str, str], width: int | None) -> Text:
     """`stream default/app/news  ● live  srt  21 viewers · 1 relay  in 2.97 Mb/s  out 66.40 Mb/s` in `width`
     columns: the least useful parts go first (the level's word, the console's own reads, the other
@@ -140,11 +148,14 @@ class NodeDetail(VerticalScroll):
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme, window)
         self.query_one(TotalsPanel).show(view, now)
+        ended = view.state is NodeState.ENDED
+        last_known = ended_clock(view) if ended else None
         info = self.query_one(StreamInfoPanel)
         info.display = view.path.level == "stream"
         if info.display:
-            info.show(view.info)
+            info.show(view.info, last_known)
         chart = self.query_one(ThroughputChart)
+        chart.end_at(last_known)
         chart.window = window
         if key == self._drawn_at:
             chart.flush(now, self._chart_gap)  # an update held back by its gap is drawn once the gap has passed
@@ -160,7 +171,6 @@ class NodeDetail(VerticalScroll):
         for spark in (spark_in, spark_out):  # the same width of bars: a column is the same instant in both
             spark.pad_numbers_to(max(spark_in.numbers_width, spark_out.numbers_width))
         # An ended stream shows its connections as last known (its last reading), and says so.
-        ended = view.state is NodeState.ENDED
         shown = view.latest if ended else view.current
         stats = shown.stats if shown else None
         for selector, title, counts in (("#bars-in", BARS_IN, stats.connections_in if stats else None),

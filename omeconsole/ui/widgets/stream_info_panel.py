@@ -40,19 +40,25 @@ def source_text(info: StreamInfo) -> Text:
     return Text(f"source {source}  {url}".rstrip(), justify="left", no_wrap=True, overflow="ellipsis")
 
 
+TITLE = "source and tracks"
+
+
 class StreamInfoPanel(Static):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.border_title = "source and tracks"
+        self.border_title = TITLE
         self._shown: StreamInfo | None = None
         self._drawn = False
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # headings in muted
 
-    def show(self, info: StreamInfo | None) -> None:
-        if self._drawn and info == self._shown:
+    def show(self, info: StreamInfo | None, last_known: str | None = None) -> None:
+        """`last_known`: the stream ended (when, in words): what is shown is what was last known of it."""
+        title = TITLE if last_known is None else f"{TITLE}, last known ({last_known})"
+        if self._drawn and info == self._shown and title == self.border_title:
             return
+        self.border_title = title
         self._shown = info
         self._drawn = True
         self._draw()
@@ -63,7 +69,9 @@ class StreamInfoPanel(Static):
             return  # nothing shown yet
         muted = self.app.theme_variables.get("muted", "")
         if info is None:
-            self.update(Text(f"{units.NA} (no stream information yet)", style=muted))
+            ended = self.border_title != TITLE
+            self.update(Text(f"{units.NA} (" + ("none was read before the stream ended" if ended else
+                                                 "no stream information yet") + ")", style=muted))
             return
         table = Table(box=None, padding=(0, 1), collapse_padding=True, pad_edge=False, show_edge=False,
                       expand=False, title=source_text(info),

@@ -107,6 +107,13 @@ class ThroughputChart(Widget):
         self._series: tuple[Series, ...] = ()
         self._stale = True
         self._drawn_at = -math.inf
+        self._ended: str | None = None
+
+    def end_at(self, ended: str | None) -> None:
+        """The chart ends when the stream ended (`ended`: when, in words) rather than now; None: it runs to now."""
+        if ended != self._ended:
+            self._ended = ended
+            self._stale = True
 
     def compose(self) -> ComposeResult:
         for _ in range(self._panels):
@@ -177,10 +184,12 @@ class ThroughputChart(Widget):
             plt.scatter(clipped, [axis.top] * len(clipped), marker=CLIPPED_MARK, color=colour)
             note = f"{CLIPPED_MARK} peak {units.rate(top.clipped_peak)} off scale"
         plot_width = width - max(cell_len(label) for label in axis.labels) - 2
+        if self._ended is not None:
+            note = f"ended {self._ended}" + (f" · {note}" if note else "")
         plt.title(_title(series.label, window, note, plot_width))
         plt.ylim(0, axis.top)
         plt.yticks(axis.ticks, axis.labels)
-        times = time_axis(window, plot_width)
+        times = time_axis(window, plot_width, "now" if self._ended is None else "end")
         plt.xlim(-window, 0)
         plt.xticks(times.ticks, times.labels)
         plot.redraw()
