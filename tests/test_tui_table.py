@@ -217,3 +217,17 @@ async def test_the_table_at_120x40(snapshot: SnapshotAssertion, threaded_sim: Th
         await pilot.wait_for_scheduled_animations()
         picture = app.export_screenshot()
     assert snapshot.use_extension(SVGImageSnapshotExtension) == picture
+
+
+async def test_a_narrow_terminal_keeps_the_name_state_viewers_and_output(
+        threaded_sim: ThreadedSimulator, console_clock: ParkingClock, tmp_path: Path) -> None:
+    app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(NEWS))
+    async with app.run_test(size=(80, 24)) as pilot:
+        driver = Driver(pilot, console_clock, threaded_sim)
+        await driver.warm_up(2)
+        await shown_in_table(pilot, driver, seconds=2)
+        header, *rows = table_lines(app)
+        assert header.split() == ["stream▲", "state", "viewers", "out", "ad", "break", "alerts"], header
+        news = next(row for row in rows if row.startswith(str(NEWS)))
+        assert "● live" in news and "/s" in news, news
+        assert all(len(row) <= 80 for row in rows)
