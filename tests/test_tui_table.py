@@ -12,7 +12,17 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.image import SVGImageSnapshotExtension
 from textual.widgets import Input
-from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, shown, threaded_sim
+from ui_support import (
+    Driver,
+    ParkingClock,
+    ThreadedSimulator,
+    console_clock,
+    make_app,
+    quiet_ui,
+    shown,
+    status_of,
+    threaded_sim,
+)
 
 from omeconsole.model.nodes import NodeState, NodeView, is_stalled
 from omeconsole.model.paths import NodePath
@@ -105,6 +115,10 @@ async def test_every_column_sorts_both_ways_and_the_header_says_which(
         assert table.order.descending, "a first press on a figure: busiest first (a top-N by output)"
         rates = [app.session.engine.node(path).rate_out_bps for path in table.paths()]
         assert rates[0] is not None and rates[0] > 0 and rates[0] == max(r for r in rates if r is not None)
+        assert "sort: table out ▼" in status_of(app)
+        before = table.paths()
+        await pilot.press("s")  # the tree's sort key: the table says which keys are its own
+        assert table.paths() == before and "N T P V I O U B L D" in status_of(app)
 
 
 async def test_the_filter_and_the_jump_work_in_the_table_as_in_the_tree(

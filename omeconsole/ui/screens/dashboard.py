@@ -289,6 +289,9 @@ class DashboardScreen(LiveScreen):
         self._rows().focus()
 
     def action_cycle_sort(self) -> None:
+        if self.has_class("-table"):
+            self.say("the table sorts by a column's key: N T P V I O U B L D (again reverses; ? lists them)")
+            return
         options = self.live.options
         options.sort_order = options.sort_order.next()
         self.query_one(NodeTree).node_order = options.sort_order
