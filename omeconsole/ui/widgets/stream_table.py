@@ -126,7 +126,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         if not self._table.arrange(self._listing, self.filter_text, self.order, self._source):
             return False
         on_screen = self.cursor - int(self.scroll_y)
-        self.virtual_size = Size(self.size.width, len(self._table) + 1)
+        self._size_to_rows()
         index = self._table.index_of(self._cursor_path) if self._cursor_path is not None else None
         self.set_reactive(StreamTableView.cursor, index if index is not None else 0)
         self.scroll_to(y=max(0, self.cursor - on_screen), animate=False, immediate=True)
@@ -261,7 +261,18 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         self.refresh()  # the header line is drawn with the rows under it
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self._table) + 1)
+        self._size_to_rows()
+
+    def _size_to_rows(self) -> None:
+        """The virtual size for the rows and the header. Streams come and go all the time: at the same width
+        the screen's layout is left as it is (a layout redraws the whole screen), as the tree does."""
+        size = Size(self.size.width, len(self._table) + 1)
+        if size.width != self.virtual_size.width:
+            self.virtual_size = size
+            return
+        self.set_reactive(StreamTableView.virtual_size, size)
+        self._scroll_update(size)
+        self.refresh()
 
 
 def _fit(text: str, width: int, *, right: bool) -> str:
