@@ -24,6 +24,7 @@ from ui_support import (
     threaded_sim,
 )
 
+from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.model.nodes import NodeState, NodeView, is_stalled
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import TABLE_SORT_KEYS
@@ -245,3 +246,33 @@ async def test_a_narrow_terminal_keeps_the_name_state_viewers_and_output(
         news = next(row for row in rows if row.startswith(str(NEWS)))
         assert "● live" in news and "/s" in news, news
         assert all(len(row) <= 80 for row in rows)
+
+
+async def test_a_stalled_stream_with_its_alert_firing_reads_so_and_sorts_by_state_and_alerts(
+        console_clock: ParkingClock, tmp_path: Path) -> None:
+    rule = AlertRule(name="news ingest", kind="ingest_stopped", scope=str(NEWS), after=3, severity="critical")
+    with ThreadedSimulator(faults="ingest-stall=at:8s:for:60s,streams=default/app/news") as sim:
+        app = make_app(sim.api_url, console_clock, tmp_path, alerts=[rule])
+        async with app.run_test(size=(160, 48)) as pilot:
+            driver = Driver(pilot, console_clock, sim)
+            await driver.warm_up(2)
+            await shown_in_table(pilot, driver, seconds=2)
+            table = table_of(app)
+
+            def news_row() -> str:
+                return next(line for line in table_lines(app)[1:] if line.startswith(str(NEWS)))
+
+            assert "● live" in news_row() and "⚑" not in news_row()
+            for _ in range(40):  # the alert fires 3 s into the stall, the row says stalled after 10 s
+                await driver.step()
+                if "◐ stalled" in news_row():
+                    break
+            assert "◐ stalled" in news_row() and "⚑ 1" in news_row(), news_row()
+            await pilot.press("L")  # alerts: most first
+            assert table.paths()[0] == NEWS and table_lines(app)[1].startswith(str(NEWS))
+            await pilot.press("L")
+            assert table.paths()[-1] == NEWS
+            await pilot.press("T")  # state: live first, then stalled
+            rows = [line for line in table_lines(app)[1:] if line.strip()]
+            live = [i for i, line in enumerate(rows) if "● live" in line]
+            assert live and max(live) < rows.index(news_row()), rows
