@@ -57,7 +57,6 @@ class DashboardScreen(LiveScreen):
         yield from self.compose_above_body()
         with Horizontal(id="body"):
             yield NodeTree(id="tree")
-            yield StreamTableView(id="table")
             yield NodeDetail(id="detail", chart_gap=self.live.pace.chart_gap, fold_hint="scroll, or Enter")
         yield Input(placeholder="filter: part of a name (Esc clears)", id="filter")
         yield StatusBar(id="status")
@@ -235,15 +234,16 @@ class DashboardScreen(LiveScreen):
 
     @on(NodeTree.VisibleRowsChanged, "#tree")
     @on(StreamTableView.VisibleRowsChanged, "#table")
-    def _scrolled(self) -> None:
-        if self.in_view:
+    def _scrolled(self, event: NodeTree.VisibleRowsChanged | StreamTableView.VisibleRowsChanged) -> None:
+        if self.in_view and event.control is self._rows():  # the hidden one's rows are not on screen
             self.declare_on_screen()
 
     # Filter and sort ----------------------------------------------------------------------------------
 
     def watch_filter_text(self, value: str) -> None:
         self.query_one(NodeTree).filter_text = value
-        self.query_one(StreamTableView).filter_text = value
+        if self.query(StreamTableView):
+            self.query_one(StreamTableView).filter_text = value
         self.refresh_status()
         self._refresh_detail()
 
@@ -270,7 +270,7 @@ class DashboardScreen(LiveScreen):
             return
         self._pending = None  # the operator chose where to go: --select no longer applies
         if path.level != "stream" and self.has_class("-table"):
-            self.action_toggle_table()  # the table has streams only: a host or application is in the tree
+            self._show_table(False)  # the table has streams only: a host or application is in the tree
         rows = self._rows()
         if self.filter_text and not rows.select_path(path):
             self.action_clear_filter()  # the filter hid it: show everything again
@@ -297,14 +297,22 @@ class DashboardScreen(LiveScreen):
         self.query_one(NodeTree).node_order = options.sort_order
         self.say(f"sorted by {options.sort_order.value}")
 
-    def action_toggle_table(self) -> None:
-        """The streams table in the tree's place, or the tree back; the selected stream stays selected."""
+    async def action_toggle_table(self) -> None:
+        """The streams table in the tree's place, or the tree back. The table is mounted the first time it is
+        asked for: a console that never shows it does not carry it."""
+        if not self.query(StreamTableView):
+            table = StreamTableView(id="table")
+            table.filter_text = self.filter_text
+            await self.query_one("#body").mount(table, after=self.query_one(NodeTree))
+        self._show_table(not self.has_class("-table"))
+
+    def _show_table(self, shown: bool) -> None:
+        """The table or the tree; the selected stream stays selected."""
         selected = self.selected_path()
-        self.toggle_class("-table")
+        self.set_class(shown, "-table")
         self._draw(Changes(tree=True))
         if selected is not None and selected.level == "stream":
             self._rows().select_path(selected)
         self._rows().focus()
         self.declare_on_screen()
-        self.say("streams table: a sort key per column (? lists them), t for the tree" if self.has_class("-table")
-                 else "tree")
+        self.say("streams table: a sort key per column (? lists them), t for the tree" if shown else "tree")
