@@ -16,6 +16,8 @@ the other and in another order the next round, and reports console ÷ floor:
   once the console has run N minutes (its charts then hold N minutes of samples; the floors, whose
   charts always hold 60 points, are measured 3 s after their first frame); `scale-history`: the same for
   the `scale` dashboard, whose rows on screen all keep their readings;
+- scale table: the same, with `t` pressed 2 s after the first data (the streams table in the tree's place;
+  the floor is the same 10,000-node tree): the table against the tree in one batch is `--phase scale --phase table`;
 - first data: launch to the first screen showing a reading ("● live"); for the floor, its first frame;
 - GC pauses: the console runs under `bench/gc_probe.py`, which times every collection (`gc.callbacks`).
 
@@ -106,6 +108,10 @@ def plans(seconds: float, history_minutes: float) -> dict[str, Plan]:
         "stream": Plan("stream", "demo", 8, (Window("demo stream view", 3.0, seconds),), keys=("Enter",)),
         "scale": Plan("scale", "scale", 10_000, (Window("scale first 30 s", 0.0, 30.0),
                                                  Window("scale steady", 60.0, seconds)), select="default/app000/s0001"),
+        # The streams table (`t`) in the tree's place on the same 10,000 streams: the floor is the tree's.
+        "table": Plan("table", "scale", 10_000, (Window("scale table first 30 s", 0.0, 30.0),
+                                                 Window("scale table steady", 60.0, seconds)), keys=("t",),
+                      select="default/app000/s0001"),
     }
     if history_minutes > 0:
         def after(what: str) -> tuple[Window, ...]:  # one name per phase: the report's rows are by window
@@ -298,9 +304,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each measuring window")
     parser.add_argument("--rounds", type=int, default=2, help="console and floor alternate their order each round")
-    parser.add_argument("--phase", action="append", choices=("demo", "stream", "scale", "history", "scale-history"),
-                        help="demo, stream and scale unless given (history: the demo's stream view, scale-history:"
-                             " the scale dashboard, both after --history-minutes)")
+    parser.add_argument("--phase", action="append",
+                        choices=("demo", "stream", "scale", "table", "history", "scale-history"),
+                        help="demo, stream, scale and table unless given (history: the demo's stream view, "
+                             "scale-history: the scale dashboard, both after --history-minutes)")
     parser.add_argument("--history-minutes", type=float, default=0.0)
     parser.add_argument("--baseline-source", type=Path,
                         help="a checkout of other console code, run in the same batch (e.g. a `git archive` of main)")
@@ -313,7 +320,8 @@ def main() -> int:
         print("bench_tui: tmux is needed", file=sys.stderr)
         return 2
     available = plans(args.seconds, args.history_minutes)
-    wanted = args.phase or [p for p in ("demo", "stream", "scale", "history", "scale-history") if p in available]
+    wanted = args.phase or [p for p in ("demo", "stream", "scale", "table", "history", "scale-history")
+                             if p in available]
     chosen = {name: available[name] for name in wanted if name in available}
     cache = Path(tempfile.mkdtemp(prefix="bench-tui-pyc-"))
     try:

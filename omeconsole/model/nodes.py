@@ -33,6 +33,19 @@ INGEST_STALL_S = 10.0
 it is the `ingest_stopped` alert rule's default `after` (one threshold for both)."""
 
 
+STATE_MARKS: dict[NodeState, tuple[str, str]] = {
+    NodeState.LIVE: ("●", "live"),
+    NodeState.ENDED: ("○", "ended"),
+    NodeState.STALE: ("▲", "stale"),
+    NodeState.UNKNOWN: ("?", "waiting"),
+    NodeState.UNADDRESSABLE: ("⊘", "unaddressable"),
+}
+"""Symbol and word per state; the colour only reinforces them."""
+
+STALLED_MARK = ("◐", "stalled")
+"""A live stream with no input bytes for `INGEST_STALL_S`: drawn in the stale colour, said in words."""
+
+
 def input_still_for(view: NodeView) -> float | None:
     """Seconds over which this node's readings showed the same input byte total (the same life of the
     stream), measured between readings, never past the newest; None when it cannot be told."""

@@ -50,6 +50,13 @@ class ConsoleAction:
         return self.levels is None or (selected is not None and selected.level in self.levels)
 
 
+TABLE_SORT_KEYS = (
+    ("stream", "N", "stream name"), ("state", "T", "state"), ("input", "P", "input protocol"),
+    ("viewers", "V", "viewers"), ("in", "I", "input rate"), ("out", "O", "output rate"), ("uptime", "U", "uptime"),
+    ("ad", "B", "ad break"), ("alerts", "L", "alerts"), ("age", "D", "data age"),
+)
+"""The streams table's sort keys (k9s: shift and a letter of the column): column id, key, what it sorts by."""
+
 N, V, AD, APP = HelpSection.NAVIGATE, HelpSection.VIEW, HelpSection.AD_OPS, HelpSection.APP
 
 _OWN = (
@@ -89,6 +96,12 @@ _OWN = (
                   key_display=":", show=False),
     ConsoleAction("sort", "s", "cycle_sort", "Sort", V,
                   "Sort by name, viewers, input rate or output rate in turn (the status line names the order)"),
+    ConsoleAction("toggle_table", "t", "toggle_table", "Table", V,
+                  "The streams as a table (one row per stream, sortable by any column), or back to the tree",
+                  show=False),
+    *(ConsoleAction(f"table_sort_{column}", key, f"sort_column('{column}')", f"Sort by {word}", V,
+                    f"Table: sort by {word} (figures busiest first, words A to Z; again: reversed)", show=False)
+      for column, key, word in TABLE_SORT_KEYS),
     ConsoleAction("chart_window", "w", "chart_window(1)", "Window", V,
                   "What the charts span: 1 min, 5 min, 15 min, 1 h in turn"),
     ConsoleAction("chart_window_back", "W", "chart_window(-1)", "Shorter window", V,

@@ -15,17 +15,8 @@ from rich.text import Text
 from omeconsole.core import units
 from omeconsole.core.text import visible_parts
 from omeconsole.model import audience
-from omeconsole.model.nodes import NodeState, NodeView, is_stalled
+from omeconsole.model.nodes import STALLED_MARK, STATE_MARKS, NodeState, NodeView, is_stalled
 from omeconsole.ui.fitting import Part, fitted
-
-STATE_MARKS: dict[NodeState, tuple[str, str]] = {
-    NodeState.LIVE: ("●", "live"),
-    NodeState.ENDED: ("○", "ended"),
-    NodeState.STALE: ("▲", "stale"),
-    NodeState.UNKNOWN: ("?", "waiting"),
-    NodeState.UNADDRESSABLE: ("⊘", "unaddressable"),
-}
-"""Symbol and word per state; the colour only reinforces them."""
 
 Marks = tuple[str, ...]
 """Short flags shown after a node's name, most urgent first (`AD 0:24`, `⚑ 2`)."""
@@ -35,10 +26,6 @@ def state_text(state: NodeState, colours: Mapping[str, str]) -> Text:
     """The state's symbol and word in its colour (a span, so text appended after it keeps its own)."""
     symbol, word = STATE_MARKS[state]
     return Text().append(f"{symbol} {word}", style=colours.get(f"state-{state.value}", ""))
-
-
-STALLED_MARK = ("◐", "stalled")
-"""A live stream with no input bytes for `INGEST_STALL_S`: drawn in the stale colour, said in words."""
 
 
 def view_state_text(view: NodeView, colours: Mapping[str, str]) -> Text:

@@ -26,17 +26,19 @@ from omeconsole.ui.badges import Marks
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.open_requests import AskJump, OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
+from omeconsole.ui.table_source import table_source
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar
+from omeconsole.ui.widgets.stream_table import StreamTableView
 
 WIDE_COLUMNS = 140
 """From this width the tree has room for every badge."""
 
 
 class DashboardScreen(LiveScreen):
-    BINDINGS = bindings("filter", "clear_filter", "sort", "jump")
+    BINDINGS = bindings("filter", "clear_filter", "sort", "jump", "toggle_table")
 
     filter_text: reactive[str] = reactive("", init=False)
 
@@ -94,15 +96,21 @@ class DashboardScreen(LiveScreen):
             if recorded is self.recorded and self.in_view:
                 self._draw(EngineUpdate(tree_changed=True))
 
+    def _rows(self) -> NodeTree | StreamTableView:
+        """The tree, or the streams table when `t` put it in the tree's place."""
+        return self.query_one(StreamTableView) if self.has_class("-table") else self.query_one(NodeTree)
+
     def selected_path(self) -> NodePath | None:
-        return self.query_one(NodeTree).cursor_path
+        return self._rows().cursor_path
 
     def status_options(self) -> dict[str, str]:
-        return {"sort": self.live.options.sort_order.value, "filter_text": self.filter_text}
+        table = self.query_one(StreamTableView) if self.has_class("-table") else None
+        sort = self.live.options.sort_order.value if table is None else f"table {table.order.text}"
+        return {"sort": sort, "filter_text": self.filter_text}
 
     def showing_readings(self) -> bool:
         engine = self.live.engine
-        return any(engine.node(path).latest is not None for path in self.query_one(NodeTree).visible_paths())
+        return any(engine.node(path).latest is not None for path in self._rows().visible_paths())
 
     # Data ---------------------------------------------------------------------------------------------
 
@@ -112,6 +120,11 @@ class DashboardScreen(LiveScreen):
         tree.node_order = live.options.sort_order
         recorded = self.recorded
         listing = live.engine.listing() if recorded is None else recorded.merged(live.engine.listing())
+        if self.has_class("-table"):
+            self.query_one(StreamTableView).show(listing, table_source(live))
+            self.declare_on_screen()
+            self._refresh_detail()
+            return
         tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes, marks_of=self._marks,
                   ended_note=None if recorded is None else recorded.note, listed=live.engine.listing_complete)
         self._try_pending(tree)
@@ -158,12 +171,12 @@ class DashboardScreen(LiveScreen):
 
     def declare_on_screen(self) -> None:
         """The rows on screen, and the applications whose stream rows are among them (listed every 10 s)."""
-        tree = self.query_one(NodeTree)
-        visible_rows = tree.visible_paths()
+        rows = self._rows()
+        visible_rows = rows.visible_paths()
         engine = self.live.engine
         engine.set_on_screen(visible_rows, {p.parent for p in visible_rows if p.parent is not None and p.stream})
         if self._pending is None:
-            engine.select(tree.cursor_path)
+            engine.select(rows.cursor_path)
 
     def _try_pending(self, tree: NodeTree) -> None:
         """Honours `--select` once the node appears in the tree; says so once if it does not."""
@@ -203,18 +216,37 @@ class DashboardScreen(LiveScreen):
         self._pending = None  # the user took over the cursor: --select no longer applies
 
     @on(NodeTree.Opened, "#tree")
-    def _opened(self, event: NodeTree.Opened) -> None:
+    def _opened(self, event: NodeTree.Opened | StreamTableView.Opened) -> None:
         self.post_message(OpenNode(self.live, event.path))
 
+    @on(StreamTableView.Highlighted, "#table")
+    def _table_highlighted(self, event: StreamTableView.Highlighted) -> None:
+        if event.path == self.query_one(StreamTableView).cursor_path:  # not a highlight the cursor has left
+            self.live.engine.select(event.path)
+            self._refresh_detail()
+            self.refresh_status()
+            self.selection_changed()
+
+    @on(StreamTableView.Sorted, "#table")
+    def _table_sorted(self) -> None:
+        self.refresh_status()
+
+    @on(StreamTableView.Opened, "#table")
+    def _table_opened(self, event: StreamTableView.Opened) -> None:
+        self._opened(event)
+
     @on(NodeTree.VisibleRowsChanged, "#tree")
-    def _scrolled(self) -> None:
-        if self.in_view:
+    @on(StreamTableView.VisibleRowsChanged, "#table")
+    def _scrolled(self, event: NodeTree.VisibleRowsChanged | StreamTableView.VisibleRowsChanged) -> None:
+        if self.in_view and event.control is self._rows():  # the hidden one's rows are not on screen
             self.declare_on_screen()
 
     # Filter and sort ----------------------------------------------------------------------------------
 
     def watch_filter_text(self, value: str) -> None:
         self.query_one(NodeTree).filter_text = value
+        if self.query(StreamTableView):
+            self.query_one(StreamTableView).filter_text = value
         self.refresh_status()
         self._refresh_detail()
 
@@ -224,7 +256,7 @@ class DashboardScreen(LiveScreen):
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:
-        self.query_one(NodeTree).focus()
+        self._rows().focus()
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
@@ -243,10 +275,13 @@ class DashboardScreen(LiveScreen):
             return
         path = jump.path
         self._pending = None  # the operator chose where to go: --select no longer applies
-        if self.filter_text and not self.query_one(NodeTree).select_path(path):
+        if path.level != "stream" and self.has_class("-table"):
+            self._show_table(False)  # the table has streams only: a host or application is in the tree
+        rows = self._rows()
+        if self.filter_text and not rows.select_path(path):
             self.action_clear_filter()  # the filter hid it: show everything again
-        if self.query_one(NodeTree).select_path(path):
-            self.query_one(NodeTree).focus()
+        if rows.select_path(path):
+            rows.focus()
         else:
             self.say(f"{path} is no longer listed")
 
@@ -257,10 +292,33 @@ class DashboardScreen(LiveScreen):
         box.value = ""
         box.display = False
         self.filter_text = ""
-        self.query_one(NodeTree).focus()
+        self._rows().focus()
 
     def action_cycle_sort(self) -> None:
+        if self.has_class("-table"):
+            self.say("the table sorts by a column's key: N T P V I O U B L D (again reverses; ? lists them)")
+            return
         options = self.live.options
         options.sort_order = options.sort_order.next()
         self.query_one(NodeTree).node_order = options.sort_order
         self.say(f"sorted by {options.sort_order.value}")
+
+    async def action_toggle_table(self) -> None:
+        """The streams table in the tree's place, or the tree back. The table is mounted the first time it is
+        asked for: a console that never shows it does not carry it."""
+        if not self.query(StreamTableView):
+            table = StreamTableView(id="table")
+            table.filter_text = self.filter_text
+            await self.query_one("#body").mount(table, after=self.query_one(NodeTree))
+        self._show_table(not self.has_class("-table"))
+
+    def _show_table(self, shown: bool) -> None:
+        """The table or the tree; the selected stream stays selected."""
+        selected = self.selected_path()
+        self.set_class(shown, "-table")
+        self._draw(EngineUpdate(tree_changed=True))
+        if selected is not None and selected.level == "stream":
+            self._rows().select_path(selected)
+        self._rows().focus()
+        self.declare_on_screen()
+        self.say("streams table: a sort key per column (? lists them), t for the tree" if shown else "tree")

@@ -18,9 +18,9 @@ from rich.text import Text
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
 from omeconsole.core.tree_servers import Line, ServerRow
-from omeconsole.model.nodes import NodeState, NodeView
+from omeconsole.model.nodes import STATE_MARKS, NodeState, NodeView
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.badges import STATE_MARKS, Marks, name_text, node_label
+from omeconsole.ui.badges import Marks, name_text, node_label
 from omeconsole.ui.widgets.tree_drawing import TreeColumns, prefix_width, unknown_view
 
 ViewOf = Callable[[NodePath], NodeView]
