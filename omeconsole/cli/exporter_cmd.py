@@ -15,10 +15,10 @@ import contextlib
 import logging
 import signal
 import sys
-from ipaddress import ip_address
 from typing import TYPE_CHECKING
 
 from omeconsole.cli import exit_codes
+from omeconsole.cli.loopback import is_loopback
 from omeconsole.cli.output import complain
 from omeconsole.core.alerts.webhook_config import WebhookConfigError
 from omeconsole.core.clock import SystemClock
@@ -29,13 +29,6 @@ from omeconsole.core.text import visible
 if TYPE_CHECKING:  # uvicorn and prometheus_client load when the exporter runs, not at every start (the console's)
     from omeconsole.exporter.service import Exporter
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 async def _serve(exporter: Exporter, host: str, port: int) -> int:
@@ -85,7 +78,7 @@ def run(settings: Settings, args: argparse.Namespace, *, fleet: FleetSettings | 
     """Exports `settings`' server, or every server of `fleet` (then `settings` are its first server's: the
     webhooks, the alert rules' log and the interval of the exporter come from them)."""
     host, _ = args.listen
-    if not _loopback(host):
+    if not is_loopback(host):
         print(f"omeconsole: warning: listening on {host}: anyone who can reach this port reads stream names, "
               "numbers and alerts (there is no authentication)", file=sys.stderr)
     configure_logging()

@@ -16,20 +16,10 @@ import sys
 from pathlib import Path
 
 from omeconsole.cli import exit_codes
+from omeconsole.cli.loopback import is_loopback
 from omeconsole.cli.output import complain
 from omeconsole.core.config import TOKEN_ENV, Settings
 from omeconsole.core.text import visible
-
-
-def _loopback(host: str) -> bool:
-    from ipaddress import ip_address
-
-    if host == "localhost":
-        return True
-    try:
-        return ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _without_userinfo(url: str) -> str:
@@ -115,7 +105,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         except AuthFileError as error:
             complain(f"serve: {error}")
             return exit_codes.USAGE
-    if not _loopback(host):
+    if not is_loopback(host):
         if secret is None:
             complain(f"serve: refusing to listen on {host} without --auth-file: anyone who reaches the port "
                      "would get the console (listen on 127.0.0.1, or require a password)")

@@ -60,49 +60,36 @@ class StreamTableView(CursorRows, inherit_bindings=False):
     }
     """
 
-    class Highlighted(Message):
+    class TableMessage(Message):
+        """A message of the table (`control`: the table, for `@on(..., "#id")` selectors)."""
+
+        def __init__(self, table: StreamTableView) -> None:
+            super().__init__()
+            self.table = table
+
+        @property
+        def control(self) -> StreamTableView:
+            return self.table
+
+    class Highlighted(TableMessage):
         """The cursor rests on another stream (None: no row)."""
 
         def __init__(self, table: StreamTableView, path: NodePath | None) -> None:
-            super().__init__()
-            self.table = table
+            super().__init__(table)
             self.path = path
 
-        @property
-        def control(self) -> StreamTableView:
-            return self.table
+    class Opened(TableMessage):
+        """Enter on a stream: its own screen is wanted."""
 
-    class Opened(Message):
         def __init__(self, table: StreamTableView, path: NodePath) -> None:
-            super().__init__()
-            self.table = table
+            super().__init__(table)
             self.path = path
 
-        @property
-        def control(self) -> StreamTableView:
-            return self.table
-
-    class VisibleRowsChanged(Message):
+    class VisibleRowsChanged(TableMessage):
         """The streams on screen are others now (the engine polls those first)."""
 
-        def __init__(self, table: StreamTableView) -> None:
-            super().__init__()
-            self.table = table
-
-        @property
-        def control(self) -> StreamTableView:
-            return self.table
-
-    class Sorted(Message):
+    class Sorted(TableMessage):
         """Another order (a column's sort key): the status line names it."""
-
-        def __init__(self, table: StreamTableView) -> None:
-            super().__init__()
-            self.table = table
-
-        @property
-        def control(self) -> StreamTableView:
-            return self.table
 
     filter_text: reactive[str] = reactive("")
     order: reactive[TableOrder] = reactive(TableOrder)
