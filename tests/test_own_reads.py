@@ -21,7 +21,6 @@ import httpx
 import pytest
 from conftest import TEST_TOKEN, running_simulator
 from fake_clock import FakeClock
-from omeconsole.core.exporter.service import Exporter
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 from ui_support import TOKEN as UI_TOKEN
@@ -32,6 +31,7 @@ from omeconsole.api.http import HttpTransport
 from omeconsole.api.own_reads import CLOSE_GRACE_S, OwnReads
 from omeconsole.api.publisher import PublisherReader
 from omeconsole.core.config import Settings
+from omeconsole.exporter.service import Exporter
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.screens.ad_break import AdBreakScreen
 from omeconsole.ui.widgets.totals_panel import TotalsPanel

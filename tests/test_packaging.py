@@ -8,6 +8,7 @@ A console-only install is imitated in a subprocess that makes the simulator's de
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -64,8 +65,11 @@ def test_libraries_whose_private_classes_we_extend_are_installed_at_their_exact_
 
 def test_textual_is_a_range_and_the_lock_file_pins_a_version_its_compatibility_module_was_written_for() -> None:
     # ui/textual_compat.py reaches into Textual's private Strip only on the versions it lists (tests/test_gc_policy.py).
-    requirements = [r for r in metadata.requires("omeconsole") or [] if r.startswith("textual") and "plotext" not in r]
+    requirements = [r for r in metadata.requires("omeconsole") or [] if re.match(r"textual[<>=!~ ]", r)]
     assert requirements and all("==" not in r and ">=" in r and "<" in r for r in requirements), requirements
+    # textual-serve is reached into (serve/compat.py overrides a private method): pinned exactly.
+    serve = [r for r in metadata.requires("omeconsole") or [] if r.startswith("textual-serve")]
+    assert serve == ["textual-serve==1.1.3"], serve
     locked = [line for line in (ROOT / "requirements.lock").read_text().splitlines() if line.startswith("textual==")]
     assert locked == [f"textual=={metadata.version('textual')}"]
     assert metadata.version("textual") in WRITTEN_FOR

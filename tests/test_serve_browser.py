@@ -161,12 +161,12 @@ def test_the_page_shows_the_console_keys_move_the_cursor_and_a_cue_out_is_refuse
     served = serve()
     _open_console(page, screen, served.url)
     assert "read-only: cue-out, cue-in and ID3 are refused" in page.inner_text("#terms")
-    shown = screen.wait_for(page, "stream default/app/news")
+    shown = screen.wait_for(page, "default/app/news")
     assert "READ-ONLY" in shown and TOKEN not in shown and TOKEN not in page.content()
     page.keyboard.press("ArrowDown")
-    screen.wait_for(page, "stream default/app/sports")  # the cursor moved to the next stream: its view
+    screen.wait_for(page, "default/app/sports")  # the cursor moved to the next stream: its view
     page.keyboard.press("ArrowUp")
-    screen.wait_for(page, "stream default/app/news")
+    screen.wait_for(page, "default/app/news")
     page.keyboard.press("o")
     screen.wait_for(page, "read-only mode: nothing is sent")
     assert _events(simulator) == []
@@ -178,7 +178,7 @@ def test_a_cue_out_round_trip_with_allow_sends(serve: Any, browser_page: tuple[P
     served = serve("--allow-sends")
     _open_console(page, screen, served.url)
     assert "sends allowed" in page.inner_text("#terms")
-    screen.wait_for(page, "stream default/app/news")
+    screen.wait_for(page, "default/app/news")
     before = len(_events(simulator))
     page.keyboard.press("o")
     screen.wait_for(page, "cue-out")

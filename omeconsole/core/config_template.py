@@ -47,6 +47,8 @@ COMMENTS: dict[str, str] = {
     "cue_out_default_s": "the cue-out dialog's duration, seconds",
     "confirm_timeout": "seconds a send waits to be seen in the playlist before it is \"not seen\"",
     "follow_playlists": "read on-screen streams' playlists to show breaks others sent",
+    "thumbnails": "the stream view's picture, read from the server's thumbnail publisher (false: none, no reads)",
+    "thumbnail_frozen_after": "seconds a picture may stay the same before it is said to be frozen",
     "id3_templates": "named ID3 frame sets, one key to send",
     "id3_templates.name": "shown in the ID3 dialog",
     "id3_templates.event_type": "video, audio or event",
