@@ -44,23 +44,23 @@ unit: $(STAMP)
 test: lint typecheck unit
 
 # In headless Chromium (needs Chromium: apt-get install chromium): `omeconsole serve` driven by Playwright
-# (tests/test_serve_browser.py, marker `browser`; in `test` too where Chromium is installed, skipped elsewhere),
+# (tests/sim/test_serve_browser.py, marker `browser`; in `test` too where Chromium is installed, skipped elsewhere),
 # then hls.js against the simulator (not in `test`).
 test-browser: $(STAMP)
-	$(BIN)/pytest -p no:cacheprovider -rs -m browser tests/test_serve_browser.py
-	$(BIN)/python tests/js/browser/browser_check.py
+	$(BIN)/pytest -p no:cacheprovider -rs -m browser tests/sim/test_serve_browser.py
+	$(BIN)/python tests/support/js/browser/browser_check.py
 
 # A real Prometheus scrapes the exporter (needs Debian's prometheus package: apt-get install -y prometheus;
 # skipped, saying why, without it); about 90 s of real time. Not in `test`.
 test-integration: $(STAMP)
-	OMECONSOLE_INTEGRATION=1 $(BIN)/pytest -p no:cacheprovider -rs -s tests/test_exporter_prometheus.py
+	OMECONSOLE_INTEGRATION=1 $(BIN)/pytest -p no:cacheprovider -rs -s tests/sim/test_exporter_prometheus.py
 
 # The console's read-only checks against a live server (OME_API_URL, OME_ACCESS_TOKEN, optional OME_PUBLISHER_URL,
 # OME_STREAM=vhost/app/stream); OME_ALLOW_SENDS=1 or ARGS=--allow-sends adds one cue-out / cue-in / ID3 round
-# trip. Skipped, saying why, without OME_API_URL. Not in `test` (tests/test_real_ome_checks.py runs the same
+# trip. Skipped, saying why, without OME_API_URL. Not in `test` (tests/replay/test_real_ome_checks.py runs the same
 # checks there against the replayed 0.19.0).
 test-real-ome: $(STAMP)
-	$(BIN)/python tests/real_ome.py $(ARGS)
+	$(BIN)/python tests/support/real_ome.py $(ARGS)
 
 bench: $(STAMP)
 	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tree.py bench/bench_chart.py \

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 from conftest import TEST_TOKEN, running_simulator
 from fake_clock import FakeClock

@@ -190,7 +190,7 @@ async def app_worker(url: str, seconds: float, freeze: bool) -> dict[str, float]
 
 
 async def rates_worker(fetches_per_s: int, seconds: float) -> dict[str, float]:
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
     import random
 
     from conftest import TEST_TOKEN, running_simulator

@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 from fake_clock import FakeClock
 from ome_replay import FIXTURES, OmeReplay

@@ -23,7 +23,7 @@ from types import FrameType
 from typing import Any
 
 ROOT = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "support")]
 
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app  # noqa: E402
 
