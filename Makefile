@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-browser test-integration test-real-ome lint typecheck unit simulator bench clean lock pictures
+.PHONY: demo test quick test-browser test-integration test-real-ome lint typecheck suite simulator bench clean lock pictures
 
 # requirements.lock pins every package `.[dev]` installs (the simulator's extra included), as constraints:
 # CI and every developer get the same versions. `make lock` writes it anew from a fresh resolution.
@@ -37,11 +37,16 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy simulator omeconsole
 
-unit: $(STAMP)
+# Every test folder (tests/unit, sim, tui, media, fuzz, replay) on two workers.
+suite: $(STAMP)
 	# worksteal: idle workers take queued tests from busy ones, so no worker is left with a slow tail.
 	$(BIN)/pytest -n 2 --dist worksteal -p no:cacheprovider
 
-test: lint typecheck unit
+test: lint typecheck suite
+
+# tests/unit only (marker `unit`: no simulator, no screen), on two workers: the loop while writing code.
+quick: $(STAMP)
+	$(BIN)/pytest -n 2 --dist worksteal -p no:cacheprovider tests/unit
 
 # In headless Chromium (needs Chromium: apt-get install chromium): `omeconsole serve` driven by Playwright
 # (tests/sim/test_serve_browser.py, marker `browser`; in `test` too where Chromium is installed, skipped elsewhere),

@@ -1,4 +1,4 @@
-"""The console against the real OvenMediaEngine 0.19.0, replayed from its captures (tests/ome_replay.py).
+"""The console against the real OvenMediaEngine 0.19.0, replayed from its captures (tests/support/ome_replay.py).
 
 Two figures, each against the real server's own record as its baseline:
 

@@ -1,15 +1,30 @@
-"""Every test's plugins and hooks: the simulator fixtures (support/sim_support.py) reach every test from here.
+"""Every test's plugins and hooks: the simulator fixtures (support/sim_support.py), and each folder's marker.
 
 tests/support is on sys.path (`pythonpath` in pyproject.toml), so test modules import their helpers by name.
+A test is marked with the kind of its folder (`unit`, `sim`, `tui`, `media`, `fuzz`, `replay`, declared in
+pyproject.toml), so `-m unit` selects what `make quick` runs and `-m "not tui"` leaves the screens out.
 """
 
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["sim_support"]
+
+TESTS = Path(__file__).parent
+KINDS = ("unit", "sim", "tui", "media", "fuzz", "replay")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with its folder's kind; a test module outside those folders is an error, not unmarked."""
+    for item in items:
+        kind = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
+        if kind not in KINDS:
+            raise pytest.UsageError(f"{item.path}: a test belongs in one of tests/{{{','.join(KINDS)}}}/")
+        item.add_marker(kind)
 
 
 @pytest.hookimpl(trylast=True)

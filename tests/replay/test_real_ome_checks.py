@@ -1,4 +1,4 @@
-"""`make test-real-ome`'s checks (`tests/real_ome.py`), run here against the replayed 0.19.0 so their code is
+"""`make test-real-ome`'s checks (`tests/support/real_ome.py`), run here against the replayed 0.19.0 so their code is
 exercised on every test run: the real `omeconsole` program, the replay on this test's loop and FakeClock."""
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ def stream_of(running: RunningSimulator) -> Stream:
 
 
 def as_read(body: bytes) -> Any:
-    """The body as the server's reader reads it (jsoncpp's grammar, tests/test_sim_json_reader.py holds it to
+    """The body as the server's reader reads it (jsoncpp's grammar, tests/unit/test_sim_json_reader.py holds it to
     jsoncpp): an integer beyond 64 bits is a double, `\\ud800` followed by any `\\u` escape is one pair."""
     return parse_json_body(body)
 

@@ -1,7 +1,7 @@
-"""Every v1 response of the simulator, both editions, validated against the JSON schemas in tests/schemas/.
+"""Every v1 response of the simulator, both editions, validated against the JSON schemas in tests/support/schemas/.
 
 The schemas are ours, written from the facts of the vendor's OpenAPI document and the real server's JSON
-writer, one per version the simulator reports (tests/schemas/README.md). The simulator is walked the way a
+writer, one per version the simulator reports (tests/support/schemas/README.md). The simulator is walked the way a
 client discovers it: the listings give every virtual host, application and stream, and each is read at every
 level, with errors (401, 404, 400) and sends too.
 """

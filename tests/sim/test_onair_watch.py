@@ -2,7 +2,7 @@
 read, is not a playlist, is huge, never comes, or carries hostile markers. Each stream's reason is kept
 (and shown in its header), no break is made up, a real one is not hidden, and a round always ends.
 
-A real HTTP server on loopback (tests/loopback_server.py) plays the publisher, one behaviour per stream;
+A real HTTP server on loopback (tests/support/loopback_server.py) plays the publisher, one behaviour per stream;
 the engine's side (what is on screen, the interval, the budget) is the watch's own small input.
 """
 

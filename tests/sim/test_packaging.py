@@ -63,7 +63,7 @@ def test_libraries_whose_private_classes_we_extend_are_installed_at_their_exact_
 
 
 def test_textual_is_a_range_and_the_lock_file_pins_a_version_its_compatibility_module_was_written_for() -> None:
-    # ui/textual_compat.py reaches into Textual's private Strip only on the versions it lists (tests/test_gc_policy.py).
+    # ui/textual_compat.py reaches into Textual's private Strip only on the versions it lists (test_gc_policy.py).
     requirements = [r for r in metadata.requires("omeconsole") or [] if r.startswith("textual") and "plotext" not in r]
     assert requirements and all("==" not in r and ">=" in r and "<" in r for r in requirements), requirements
     locked = [line for line in (ROOT / "requirements.lock").read_text().splitlines() if line.startswith("textual==")]

@@ -1,4 +1,4 @@
-"""`omeconsole serve` over HTTP and its websocket, without a browser (tests/test_serve_browser.py has one).
+"""`omeconsole serve` over HTTP and its websocket, without a browser (tests/sim/test_serve_browser.py has one).
 
 The real command runs as a process against a real simulator (on the system clock: each session's console is
 another process that reads real time); the screen is read from the websocket with a terminal emulator (pyte).

@@ -1,4 +1,4 @@
-"""The simulator as open source 0.19.0, diffed against what a real 0.19.0 answered (tests/fixtures/ome-0.19.0/api).
+"""The simulator as open source 0.19.0, diffed against what a real 0.19.0 answered (support/fixtures/ome-0.19.0/api).
 
 Each capture is one request and the real server's exact reply. The same request goes to the simulator
 (`--edition oss --version 0.19.0`, a scenario shaped like the captured server: virtual host `default`, application

@@ -1,5 +1,5 @@
 """The simulator plays an edition at a version: `--edition oss --version 0.19.0|0.20.N|0.21.N`, each answering
-as that version of the real server does (the captures of a real 0.19.0 in tests/fixtures, reference §2.3)."""
+as that version of the real server does (the captures of a real 0.19.0 in tests/support/fixtures, reference §2.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The simulator's publisher against a real OvenMediaEngine 0.19.0 (tests/fixtures/ome-0.19.0, copied from the
+"""The simulator's publisher against a real OvenMediaEngine 0.19.0 (tests/support/fixtures/ome-0.19.0, copied from the
 captures): its reply headers (names in order, fixed values), its empty 404, `totalBytesOut` counting the header
 block, a playlist reader counted exactly while its TCP connection is open (the two captured statistics series
 replayed on the world clock), and the `emsg` of an ID3 event laid out as the captured part's.

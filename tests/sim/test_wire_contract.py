@@ -1,7 +1,7 @@
-"""One description of the API (tests/schemas) holds the real server, the simulator and the console to it.
+"""One description of the API (tests/support/schemas) holds the real server, the simulator and the console to it.
 
 The simulator no longer imports the console's wire models (import-linter forbids it), so the two sides meet only
-here: every reply a real 0.19.0 gave (tests/fixtures/ome-0.19.0/api), every reply of the simulator in each
+here: every reply a real 0.19.0 gave (tests/support/fixtures/ome-0.19.0/api), every reply of the simulator in each
 edition and version, and every body the console builds for a send are validated against the same schemas.
 A shape both sides got wrong in the same way fails here, where before it passed everywhere.
 """

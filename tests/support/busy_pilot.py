@@ -2,7 +2,7 @@
 waiting for an idle CPU and returns after one turn of the event loop, as it can when other programs hold
 the cores. A test that passes only because a pause happened to last long enough fails here every time.
 
-    .venv/bin/pytest -p busy_pilot tests/test_widgets_tree.py
+    .venv/bin/pytest -p busy_pilot tests/tui/test_widgets_tree.py
 """
 
 from __future__ import annotations

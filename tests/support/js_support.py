@@ -1,6 +1,6 @@
 """JavaScript players' parsers (npm `m3u8-parser`, `mux.js`) run through Node on what the simulator serves.
 
-`js_parsers` (session fixture) installs tests/js with `npm ci` once per machine (a file lock keeps the two
+`js_parsers` (session fixture) installs tests/support/js with `npm ci` once per machine (a file lock keeps the two
 xdist workers from installing at the same time; a stamp of the lock file skips it when nothing changed),
 and skips the tests that use it, saying why, when Node or npm is missing or the install fails.
 """
@@ -37,13 +37,13 @@ def _install() -> None:
         result = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=JS_DIR,
                                 capture_output=True, text=True, timeout=300, check=False)
         if result.returncode != 0:
-            pytest.skip(f"npm ci in tests/js failed: {result.stderr.strip()[-400:]}")
+            pytest.skip(f"npm ci in tests/support/js failed: {result.stderr.strip()[-400:]}")
         STAMP.write_text(lock_hash)
 
 
 @pytest.fixture(scope="session")
 def js_parsers() -> JsParsers:
-    """`run(playlists, ts_segments)`: what m3u8-parser and mux.js made of them (see tests/js/check_media.mjs)."""
+    """`run(playlists, ts_segments)`: what m3u8-parser and mux.js made of them (see support/js/check_media.mjs)."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("Node.js and npm are needed for the JavaScript parsers (m3u8-parser, mux.js)")

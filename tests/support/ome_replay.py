@@ -1,4 +1,4 @@
-"""The real OvenMediaEngine 0.19.0 played back from its captures (`tests/fixtures/ome-0.19.0/`), on loopback.
+"""The real OvenMediaEngine 0.19.0 played back from its captures (`tests/support/fixtures/ome-0.19.0/`), on loopback.
 
 Two ports, as the real server has: the management API and the publisher. Every answer is a captured one,
 byte for byte (status, reason phrase, headers in wire order with the server's capitalisation, body),

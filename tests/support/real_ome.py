@@ -13,7 +13,7 @@ checks pass when the console says that the server refused them. Those sends go t
 other (OMECONSOLE_AUDIT_LOG, else the user's). Without OME_API_URL every check is skipped and the reason said (exit 0).
 
 Each check runs the real `omeconsole` program, so what is tested is what an operator runs. The same checks
-run in the test suite against the replayed 0.19.0 (`tests/test_real_ome_checks.py`).
+run in the test suite against the replayed 0.19.0 (`tests/replay/test_real_ome_checks.py`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Run by tests/test_gc_policy.py in a process of its own (what the policy changes is process-wide): prints
+"""Run by tests/sim/test_gc_policy.py in a process of its own (what the policy changes is process-wide): prints
 one JSON line with how Textual's strips divide and crop before and after a console's tuning
 (`gc_policy.console`), what drawing then leaves to the cycle collector, and what `--debug` says."""
 

@@ -2,7 +2,7 @@
 simulated fleet, on a ManualClock and a frozen console clock, the stream `default/app/stream` selected
 (its fleet view: ingest on the origin, viewers per edge and protocol, the sums).
 
-Regenerate with `pytest tests/test_fleet_snapshots.py --snapshot-update` and review the SVGs.
+Regenerate with `pytest tests/tui/test_fleet_snapshots.py --snapshot-update` and review the SVGs.
 """
 
 from __future__ import annotations

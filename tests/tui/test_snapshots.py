@@ -4,7 +4,7 @@ the widgets on made-up data (gaps, an outlier, every state, hostile names) in th
 
 The data is frozen: a seeded simulator on a ManualClock and a FakeClock for the console, moved the
 same number of steps every run, so a snapshot changes only when the picture does.
-Regenerate with `pytest tests/test_snapshots.py --snapshot-update` and review the SVGs.
+Regenerate with `pytest tests/tui/test_snapshots.py --snapshot-update` and review the SVGs.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ is ten seconds into a 60 s break and `sports` has none. Nothing here sends: each
 console on a FakeClock set to the simulator's instant, which reads the frozen playlist, so every
 picture is the same whichever tests ran before it. The servers are called `ome.example:8081` and
 `publisher.example:3333` (resolved to the real ports), the audit log `audit.jsonl`.
-Regenerate with `pytest tests/test_snapshots_adops.py --snapshot-update` and review the SVGs.
+Regenerate with `pytest tests/tui/test_snapshots_adops.py --snapshot-update` and review the SVGs.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ data cannot move between them: no clock moves). The sizes cross every layout bre
 (`ConsoleApp.HORIZONTAL_BREAKPOINTS` and `VERTICAL_BREAKPOINTS`, the dashboard's `WIDE_COLUMNS`, the
 detail's `WIDE_DETAIL`).
 The simulator is the real one, one per test, so a picture depends on nothing another test did.
-Regenerate with `--snapshot-update` and review the SVGs (`tests/__snapshots__/test_tui_snapshots/`);
+Regenerate with `--snapshot-update` and review the SVGs (`tests/tui/__snapshots__/test_tui_snapshots/`);
 the ad-ops screens are snapshotted in their own module. A theme chosen while the console runs is checked
 against a console started in it (two fresh simulators, the same picture).
 """

@@ -2,7 +2,7 @@
 
 The playlists are the ones captured around a cue-out (POST at 00:08:45.331, cut at 00:08:46.408) and a
 manual cue-in (POST at 00:09:00.633, cut at 00:09:01.674) on OvenMediaEngine 0.19.0
-(tests/fixtures/ome-0.19.0/markers, named by seconds after the cue-out).
+(tests/support/fixtures/ome-0.19.0/markers, named by seconds after the cue-out).
 """
 
 from __future__ import annotations
