@@ -193,9 +193,9 @@ async def rates_worker(fetches_per_s: int, seconds: float) -> dict[str, float]:
     sys.path.insert(0, str(ROOT / "tests" / "support"))
     import random
 
-    from conftest import TEST_TOKEN, running_simulator
     from fake_clock import FakeClock
     from rate_truth import errors, play
+    from sim_support import TEST_TOKEN, running_simulator
 
     from omeconsole.api.client import OmeClient
     from omeconsole.core.polling.engine import PollingEngine, PollSettings
