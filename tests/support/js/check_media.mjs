@@ -1,5 +1,5 @@
 // Reads the simulator's playlists and MPEG-TS segments with a JavaScript player's own parsers and prints
-// what they saw, as JSON, for the Python tests to compare with the media (tests/test_media_js_parsers.py).
+// what they saw, as JSON, for the Python tests to compare with the media (tests/media/test_media_js_parsers.py).
 //
 // stdin:  {"playlists": {name: text}, "ts": {name: base64}}
 // stdout: {"playlists": {name: {manifest, warnings}}, "ts": {name: {video: {start, end}, audio: {start, end}}}}
