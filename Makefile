@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-browser test-integration test-real-ome lint typecheck unit simulator bench clean lock pictures
+.PHONY: demo test quick test-browser test-integration test-real-ome lint typecheck suite simulator bench clean lock pictures
 
 # requirements.lock pins every package `.[dev]` installs (the simulator's extra included), as constraints:
 # CI and every developer get the same versions. `make lock` writes it anew from a fresh resolution.
@@ -37,30 +37,35 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy simulator omeconsole
 
-unit: $(STAMP)
+# Every test folder (tests/unit, sim, tui, media, fuzz, replay) on two workers.
+suite: $(STAMP)
 	# worksteal: idle workers take queued tests from busy ones, so no worker is left with a slow tail.
 	$(BIN)/pytest -n 2 --dist worksteal -p no:cacheprovider
 
-test: lint typecheck unit
+test: lint typecheck suite
+
+# tests/unit only (marker `unit`: no simulator, no screen), on two workers: the loop while writing code.
+quick: $(STAMP)
+	$(BIN)/pytest -n 2 --dist worksteal -p no:cacheprovider tests/unit
 
 # In headless Chromium (needs Chromium: apt-get install chromium): `omeconsole serve` driven by Playwright
-# (tests/test_serve_browser.py, marker `browser`; in `test` too where Chromium is installed, skipped elsewhere),
+# (tests/sim/test_serve_browser.py, marker `browser`; in `test` too where Chromium is installed, skipped elsewhere),
 # then hls.js against the simulator (not in `test`).
 test-browser: $(STAMP)
-	$(BIN)/pytest -p no:cacheprovider -rs -m browser tests/test_serve_browser.py
-	$(BIN)/python tests/js/browser/browser_check.py
+	$(BIN)/pytest -p no:cacheprovider -rs -m browser tests/sim/test_serve_browser.py
+	$(BIN)/python tests/support/js/browser/browser_check.py
 
 # A real Prometheus scrapes the exporter (needs Debian's prometheus package: apt-get install -y prometheus;
 # skipped, saying why, without it); about 90 s of real time. Not in `test`.
 test-integration: $(STAMP)
-	OMECONSOLE_INTEGRATION=1 $(BIN)/pytest -p no:cacheprovider -rs -s tests/test_exporter_prometheus.py
+	OMECONSOLE_INTEGRATION=1 $(BIN)/pytest -p no:cacheprovider -rs -s tests/sim/test_exporter_prometheus.py
 
 # The console's read-only checks against a live server (OME_API_URL, OME_ACCESS_TOKEN, optional OME_PUBLISHER_URL,
 # OME_STREAM=vhost/app/stream); OME_ALLOW_SENDS=1 or ARGS=--allow-sends adds one cue-out / cue-in / ID3 round
-# trip. Skipped, saying why, without OME_API_URL. Not in `test` (tests/test_real_ome_checks.py runs the same
+# trip. Skipped, saying why, without OME_API_URL. Not in `test` (tests/replay/test_real_ome_checks.py runs the same
 # checks there against the replayed 0.19.0).
 test-real-ome: $(STAMP)
-	$(BIN)/python tests/real_ome.py $(ARGS)
+	$(BIN)/python tests/support/real_ome.py $(ARGS)
 
 bench: $(STAMP)
 	for script in bench/bench_stats.py bench/bench_media.py bench/bench_polling.py bench/bench_tree.py bench/bench_chart.py \

@@ -35,7 +35,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' manual clock
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))  # the tests' manual clock
 
 from fake_clock import FakeClock
 

@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
-from conftest import TEST_TOKEN, running_simulator
 from fake_clock import FakeClock
+from sim_support import TEST_TOKEN, running_simulator
 
 from omeconsole.api.client import OmeClient
 from omeconsole.api.own_reads import OwnReads

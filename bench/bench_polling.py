@@ -12,7 +12,7 @@ collector start clean), variants interleaved round by round:
   same server: CPU and the garbage collector's pauses, the issue's stalls;
 - `rates`: the demo scenario in process, world and console on manual clocks moved in 0.1 s steps, real
   playlist fetches (0, 2, 10 a second) between polls, the console's rate of `default/app/stream`
-  against the traffic's true rate over the window each figure covers (tests/rate_truth.py).
+  against the traffic's true rate over the window each figure covers (tests/support/rate_truth.py).
 
 `before` is another checkout of the project (`--baseline DIR`, e.g. `git archive <commit> | tar -x -C DIR`)
 run by this Python; `after` is this one, with and without `gc.freeze()` after the first listing.
@@ -190,12 +190,12 @@ async def app_worker(url: str, seconds: float, freeze: bool) -> dict[str, float]
 
 
 async def rates_worker(fetches_per_s: int, seconds: float) -> dict[str, float]:
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
     import random
 
-    from conftest import TEST_TOKEN, running_simulator
     from fake_clock import FakeClock
     from rate_truth import errors, play
+    from sim_support import TEST_TOKEN, running_simulator
 
     from omeconsole.api.client import OmeClient
     from omeconsole.core.polling.engine import PollingEngine, PollSettings

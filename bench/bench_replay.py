@@ -1,4 +1,4 @@
-"""The console against the real OvenMediaEngine 0.19.0, replayed from its captures (tests/ome_replay.py).
+"""The console against the real OvenMediaEngine 0.19.0, replayed from its captures (tests/support/ome_replay.py).
 
 Two figures, each against the real server's own record as its baseline:
 
@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 from fake_clock import FakeClock
 from ome_replay import FIXTURES, OmeReplay

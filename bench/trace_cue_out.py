@@ -1,7 +1,7 @@
 """How many calls a cue-out takes from the key to its DATERANGE seen in the playlist: the "cue-out" flow of
 ARCHITECTURE.md (the stats-poll flow is bench/trace_ui_flow.py).
 
-The real app (tests/ui_support's `make_app`) on the dashboard at 160x48 with `default/app/news` selected,
+The real app (tests/support/ui_support's `make_app`) on the dashboard at 160x48 with `default/app/news` selected,
 against the seeded simulator with both clocks frozen. Traced with `sys.setprofile` from the `o` key, through
 the dialog (Enter: the default duration), the confirmation (`y`), the POST, and the playlist reads, until the
 screen says the marker was seen. Only calls on the cue-out's own path are counted: a call into `omeconsole/`
@@ -27,7 +27,7 @@ from types import FrameType
 from typing import Any
 
 ROOT = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "support")]
 
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app  # noqa: E402
 

@@ -1,6 +1,6 @@
 """How many calls the console's UI makes to put one poll on screen: the "stats poll" flow of ARCHITECTURE.md.
 
-The real app (tests/ui_support's `make_app`) on the dashboard at 160x48, the selected stream in the
+The real app (tests/support/ui_support's `make_app`) on the dashboard at 160x48, the selected stream in the
 detail, against the seeded simulator with both clocks frozen; after a warm-up, one second of console
 time is traced with `sys.setprofile` (the simulator runs on its own thread, which is not traced).
 Counted: Python function calls whose code lives in `omeconsole/` (split by layer and, for the UI, by
@@ -23,7 +23,7 @@ from types import FrameType
 from typing import Any
 
 ROOT = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "support")]
 
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app  # noqa: E402
 

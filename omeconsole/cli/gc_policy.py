@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the command line's start imports no engine (tests/test_cli_startup.py)
+if TYPE_CHECKING:  # the command line's start imports no engine (tests/unit/test_cli_startup.py)
     from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
 
 MIDDLE_EVERY = 100

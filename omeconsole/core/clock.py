@@ -1,7 +1,7 @@
 """The console's time: injected everywhere so that polling, ages and back-off are testable.
 
 `monotonic()` orders samples and measures ages; `wall()` is only for showing and logging times.
-Tests use a manual clock (tests/fake_clock.py) and advance it by hand; nothing in the core reads the OS
+Tests use a manual clock (tests/support/fake_clock.py) and advance it by hand; nothing in the core reads the OS
 clock directly.
 """
 

@@ -9,7 +9,7 @@ thresholds) a full collection ran every ~28 s, walking ~40,000 live objects for 
 ones that return the strip itself without caching it; what they return is unchanged.
 
 The replacement reads private attributes of a class Textual may change at any release, so it is applied
-only to the versions listed in `WRITTEN_FOR` (each one checked by tests/test_ui_textual_compat.py); on
+only to the versions listed in `WRITTEN_FOR` (each one checked by tests/sim/test_gc_policy.py); on
 any other version Textual is left as it is and the console says so (`omeconsole --debug`). The
 garbage-collection policy that calls this is `cli/gc_policy.py`.
 """

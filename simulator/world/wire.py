@@ -1,8 +1,8 @@
 """The simulator's own reading of the wire: protocol names and the validated event sets.
 
 Written from the server's side (the seed, reference §1 and §2, the captures of a real 0.19.0), never imported
-from the console, so that a shape both sides get wrong cannot hide: tests/schemas/ holds the one
-description both are checked against (tests/test_wire_contract.py).
+from the console, so that a shape both sides get wrong cannot hide: tests/support/schemas/ holds the one
+description both are checked against (tests/sim/test_wire_contract.py).
 
 Field names are the wire's camelCase: an event set reads like the body that was sent.
 """
