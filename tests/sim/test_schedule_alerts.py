@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from schedule_support import WAIT_S, Rig, drive, rig
+from schedule_support import WAIT_S, Rig, drive, rig, started
 from webhook_receiver import Receiver, receiver_running
 
 from omeconsole.core.alerts.occurrences import Occurrences
@@ -56,15 +56,10 @@ async def alerting(r: Rig, receiver: Receiver, rules: Sequence[AlertRule]) -> As
     runner = Runner(r.adops, r.book, [r.config, r.schedules], report, RunnerLock(lock_path(r.audit), "test"),
                     watch_s=60, on_tick=occurrences.tick)
     deliveries.start()
-    runner.start()
-    stop = asyncio.Event()
-    task = asyncio.create_task(runner.run(stop))
     try:
-        yield runner
+        async with started(runner):
+            yield runner
     finally:
-        stop.set()
-        await task
-        runner.close()
         await asyncio.wait_for(deliveries.drained(), WAIT_S)
         await deliveries.aclose()
 

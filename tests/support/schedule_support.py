@@ -99,9 +99,8 @@ async def drive(runner: Runner, clock: SharedClock, until: datetime) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running(r: Rig, **options: float) -> AsyncIterator[Runner]:
-    """A started runner on its own task, stopped (and its lock released) on exit."""
-    runner = r.runner(**options)
+async def started(runner: Runner) -> AsyncIterator[Runner]:
+    """`runner` started on its own task, stopped (and its lock released) on exit."""
     runner.start()
     stop = asyncio.Event()
     task = asyncio.create_task(runner.run(stop))
@@ -111,3 +110,10 @@ async def running(r: Rig, **options: float) -> AsyncIterator[Runner]:
         stop.set()
         await task
         runner.close()
+
+
+@contextlib.asynccontextmanager
+async def running(r: Rig, **options: float) -> AsyncIterator[Runner]:
+    """A started runner of the rig on its own task, stopped (and its lock released) on exit."""
+    async with started(r.runner(**options)) as runner:
+        yield runner
