@@ -1,5 +1,10 @@
 """The streams table's rows: one per stream of a listing, filtered and sorted by any column, cells as text.
 
+A row is a stream of a server (`TableRow`): one server's table has one unnamed server (`""`, no server
+column); a fleet's has a listing per member, its name in the `server` column, so a stream with the same
+path on an origin and an edge is two rows. A member whose link is down keeps its rows, marked stale with
+their data age (never live: its last figures are old).
+
 Headless (no Textual): the widget asks for the rows it draws (`row(i)`), and only those rows' figures are
 read and formatted. Sorting by a figure (viewers, rates, ...) reads every shown stream's figures, so, like
 the tree's arranger, the order follows new readings at most every `resort_every` seconds (rows do not jump
@@ -13,9 +18,10 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import NamedTuple
 
 from omeconsole.core import units
 from omeconsole.core.text import visible
@@ -27,6 +33,8 @@ from omeconsole.model.paths import NodePath
 class Column(enum.Enum):
     """The table's columns, left to right; the value is the header's word."""
 
+    SERVER = "server"
+    """A fleet's member (only on a fleet's table)."""
     STREAM = "stream"
     STATE = "state"
     INPUT = "input"
@@ -49,14 +57,17 @@ GAP = 2
 DROPPED_FIRST = (Column.AGE, Column.UPTIME, Column.INPUT, Column.IN, Column.ALERTS, Column.AD)
 """On a narrow terminal, columns go in this order until the stream's name has `STREAM_MIN_WIDTH` cells
 (state, viewers and output stay: what is on air, and for whom)."""
+SERVER_WIDTHS = (7, 16)
+"""The server column is as wide as the longest member's name, within these bounds (its title and arrow at least)."""
 RIGHT_ALIGNED = frozenset({Column.VIEWERS, Column.IN, Column.OUT, Column.UPTIME, Column.ALERTS, Column.AGE})
 STREAM_MIN_WIDTH = 16
 
 
 
-def column_widths(width: int) -> dict[Column, int]:
-    """The columns shown in `width` cells, left to right, with their widths (the stream's name takes the rest)."""
-    shown = dict(WIDTHS)
+def column_widths(width: int, server_width: int = 0) -> dict[Column, int]:
+    """The columns shown in `width` cells, left to right, with their widths (the stream's name takes the rest);
+    `server_width` > 0: a fleet's table, with its server column first (never dropped: it tells rows apart)."""
+    shown = ({Column.SERVER: server_width} if server_width > 0 else {}) | WIDTHS
     for column in DROPPED_FIRST:
         if width - sum(shown.values()) - GAP * (len(shown) + 1) >= STREAM_MIN_WIDTH:
             break
@@ -64,6 +75,19 @@ def column_widths(width: int) -> dict[Column, int]:
     rest = max(STREAM_MIN_WIDTH, width - sum(shown.values()) - GAP * (len(shown) + 1))
     return {column: rest if column is Column.STREAM else shown[column] for column in Column
             if column is Column.STREAM or column in shown}
+
+
+def server_width(servers: Iterator[str] | tuple[str, ...]) -> int:
+    """The server column's width for these members' names (0: one unnamed server, no column)."""
+    longest = max((len(name) for name in servers), default=0)
+    return 0 if longest == 0 else min(max(longest, SERVER_WIDTHS[0]), SERVER_WIDTHS[1])
+
+
+class TableRow(NamedTuple):
+    """One row: a stream of a server (`""` on a single server's table)."""
+
+    server: str
+    path: NodePath
 
 
 _STATE_RANK = {"live": 0, "stalled": 1, "stale": 2, "waiting": 3, "unaddressable": 4, "ended": 5}
@@ -106,14 +130,34 @@ class FactSource:
     """The console's monotonic clock (data age)."""
     wall: datetime
     """The console's wall clock (uptime from the server's `createdTime`)."""
+    reachable: bool = True
+    """False while the server's link is down: its streams read stale (their figures are old), never live."""
 
     def facts(self, path: NodePath) -> StreamFacts:
         view = self.view_of(path)
         current = view.current
         created = current.stats.created if current is not None else None
         uptime = None if created is None else max(0.0, (self.wall - created).total_seconds())
-        return StreamFacts(path, view.state, is_stalled(view), _input(view), view.viewers, view.rate_in_bps,
-                           view.rate_out_bps, uptime, self.ad_of(path), self.alerts_of(path), view.age(self.now))
+        facts = StreamFacts(path, view.state, is_stalled(view), _input(view), view.viewers, view.rate_in_bps,
+                            view.rate_out_bps, uptime, self.ad_of(path), self.alerts_of(path), view.age(self.now))
+        if not self.reachable and view.state in (NodeState.LIVE, NodeState.STALE):
+            return replace(facts, state=NodeState.STALE, stalled=False)
+        return facts
+
+
+@dataclass(frozen=True, slots=True)
+class TableFacts:
+    """Where every row's figures come from: each server's `FactSource` (one, named `""`, on one server)."""
+
+    sources: Mapping[str, FactSource]
+    now: float
+
+    @classmethod
+    def single(cls, source: FactSource) -> TableFacts:
+        return cls({"": source}, source.now)
+
+    def facts(self, row: TableRow) -> StreamFacts:
+        return self.sources[row.server].facts(row.path)
 
 
 def _input(view: NodeView) -> str | None:
@@ -128,11 +172,12 @@ def _input(view: NodeView) -> str | None:
     return None
 
 
-def cells(facts: StreamFacts) -> dict[Column, str]:
+def cells(facts: StreamFacts, server: str = "") -> dict[Column, str]:
     """The row's cells as text (server text through `core.text.visible`, never markup)."""
     symbol, word = facts.state_mark
     ended = facts.state is NodeState.ENDED
     return {
+        Column.SERVER: visible(server, limit=SERVER_WIDTHS[1] + 1),
         Column.STREAM: visible(str(facts.path), limit=200),
         Column.STATE: f"{symbol} {word}",
         Column.INPUT: visible(facts.input, limit=12) if facts.input else ("—" if ended else units.NA),
@@ -146,8 +191,11 @@ def cells(facts: StreamFacts) -> dict[Column, str]:
     }
 
 
-def _value(column: Column, facts: StreamFacts) -> float | str | None:
-    """What a column sorts on (None: unknown, sorted last either way)."""
+def _value(column: Column, row: TableRow, source: TableFacts) -> float | str | None:
+    """What a column sorts on (None: unknown, sorted last either way); the server's name reads no figure."""
+    if column is Column.SERVER:
+        return row.server.casefold()
+    facts = source.facts(row)
     match column:
         case Column.STATE:
             return float(_STATE_RANK[facts.state_mark[1]])
@@ -167,8 +215,8 @@ def _value(column: Column, facts: StreamFacts) -> float | str | None:
             return float(facts.alerts)
         case Column.AGE:
             return facts.age_s
-        case Column.STREAM:
-            return _name_key(facts.path)
+        case _:
+            return _name_key(row.path)
 
 
 def _finite(value: float | None) -> float | None:
@@ -201,20 +249,20 @@ class TableOrder:
 
     @property
     def follows_readings(self) -> bool:
-        return self.column is not Column.STREAM
+        return self.column not in (Column.STREAM, Column.SERVER)
 
 
 class StreamTable:
-    """The streams of a listing as table rows, filtered by name and sorted by a column."""
+    """The streams of one listing per server as table rows, filtered by name and sorted by a column."""
 
     def __init__(self, *, resort_every: float = 5.0) -> None:
         self.resort_every = resort_every
-        self._listing: Listing | None = None
+        self._listings: dict[str, Listing] = {}
         self._needle = ""
         self._order = TableOrder()
         self._sorted_at = -math.inf
-        self._paths: tuple[NodePath, ...] = ()
-        self._index: dict[NodePath, int] | None = None
+        self._rows: tuple[TableRow, ...] = ()
+        self._index: dict[TableRow, int] | None = None
 
     @property
     def order(self) -> TableOrder:
@@ -224,57 +272,73 @@ class StreamTable:
     def needle(self) -> str:
         return self._needle
 
-    def arrange(self, listing: Listing, needle: str, order: TableOrder, facts: FactSource) -> bool:
-        """Rows for this listing, filter and order; True when they changed (a new listing, filter or order,
-        or, sorted by a figure, `resort_every` seconds since the last sort)."""
+    def arrange(self, listings: Mapping[str, Listing], needle: str, order: TableOrder, facts: TableFacts) -> bool:
+        """Rows for these listings (server -> its listing, in the fleet's order), filter and order; True when
+        they changed (a new listing, filter or order, or, sorted by a figure, `resort_every` seconds since the
+        last sort)."""
         resort = order.follows_readings and facts.now - self._sorted_at >= self.resort_every
-        if listing is self._listing and needle == self._needle and order == self._order and not resort:
+        if (_same(listings, self._listings) and needle == self._needle and order == self._order
+                and not resort):
             return False
-        self._listing, self._needle, self._order, self._sorted_at = listing, needle, order, facts.now
-        shown = [path for path in _streams(listing) if not needle or matches(path, needle)]
-        paths = tuple(_sorted(shown, order, facts))
-        if paths == self._paths:
+        self._listings, self._needle, self._order, self._sorted_at = dict(listings), needle, order, facts.now
+        shown = [row for server, listing in listings.items() for row in _streams(server, listing)
+                 if not needle or matches(row.path, needle) or needle.casefold() in server.casefold()]
+        rows = tuple(_sorted(shown, order, facts))
+        if rows == self._rows:
             return False
-        self._paths = paths
+        self._rows = rows
         self._index = None
         return True
 
     def __len__(self) -> int:
-        return len(self._paths)
+        return len(self._rows)
 
-    def row(self, index: int) -> NodePath:
-        return self._paths[index]
+    def row(self, index: int) -> TableRow:
+        return self._rows[index]
 
-    def paths(self) -> tuple[NodePath, ...]:
-        return self._paths
+    def rows(self) -> tuple[TableRow, ...]:
+        return self._rows
 
-    def index_of(self, path: NodePath) -> int | None:
-        """The row of stream `path` (None when it is not shown); the index is built once per arrangement."""
+    def index_of(self, row: TableRow) -> int | None:
+        """The index of `row` (None when it is not shown); the index is built once per arrangement."""
         if self._index is None:
-            self._index = {row: i for i, row in enumerate(self._paths)}
-        return self._index.get(path)
+            self._index = {row: i for i, row in enumerate(self._rows)}
+        return self._index.get(row)
+
+    def find(self, path: NodePath, server: str) -> int | None:
+        """Stream `path`'s row on `server`, else on the first server that has it (None: not shown)."""
+        index = self.index_of(TableRow(server, path))
+        if index is not None:
+            return index
+        return next((i for i, row in enumerate(self._rows) if row.path == path), None)
 
 
-def _streams(listing: Listing) -> Iterator[NodePath]:
+def _same(listings: Mapping[str, Listing], before: Mapping[str, Listing]) -> bool:
+    """The same servers with the same listings (a listing is replaced when it changes: compared by identity)."""
+    return listings.keys() == before.keys() and all(listing is before[name] for name, listing in listings.items())
+
+
+def _streams(server: str, listing: Listing) -> Iterator[TableRow]:
     """Every stream of the listing, live then ended, in listing order."""
     for vhost, apps in listing.items():
         for app, streams in apps.items():
             for name in (*streams.live, *streams.ended):
-                yield NodePath(vhost, app, name)
+                yield TableRow(server, NodePath(vhost, app, name))
 
 
-def _sorted(paths: list[NodePath], order: TableOrder, source: FactSource) -> list[NodePath]:
-    """By the column's value (unknown values last either way), ties by name A to Z."""
-    by_name = sorted(paths, key=lambda path: (_name_key(path), str(path)))
+def _sorted(rows: list[TableRow], order: TableOrder, source: TableFacts) -> list[TableRow]:
+    """By the column's value (unknown values last either way), ties by name A to Z, then the servers' order."""
+    servers = {name: i for i, name in enumerate(source.sources)}
+    by_name = sorted(rows, key=lambda row: (_name_key(row.path), str(row.path), servers.get(row.server, 0)))
     if order.column is Column.STREAM:
         return by_name[::-1] if order.descending else by_name
-    valued: list[tuple[float | str, NodePath]] = []
-    unknown: list[NodePath] = []
-    for path in by_name:
-        value = _value(order.column, source.facts(path))
+    valued: list[tuple[float | str, TableRow]] = []
+    unknown: list[TableRow] = []
+    for row in by_name:
+        value = _value(order.column, row, source)
         if value is None:
-            unknown.append(path)
+            unknown.append(row)
         else:
-            valued.append((value, path))
+            valued.append((value, row))
     valued.sort(key=lambda pair: pair[0], reverse=order.descending)  # stable: ties stay by name
-    return [path for _, path in valued] + unknown
+    return [row for _, row in valued] + unknown

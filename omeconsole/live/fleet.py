@@ -10,7 +10,7 @@ node (its numbers on every server, and whether each server ingests it or relays 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,10 +109,13 @@ class FleetLive:
     def others(self) -> Iterator[FleetMember]:
         return (member for member in self.fleet if member.profile != self.current)
 
-    def follow(self, selected: NodePath | None) -> None:
-        """Every other server reads its virtual hosts (its totals) and `selected` (the fleet view)."""
+    def follow(self, selected: NodePath | None, shown: Mapping[str, Sequence[NodePath]] | None = None) -> None:
+        """Every other server reads its virtual hosts (its totals), `selected` (the fleet view) and its streams
+        in `shown` (server -> its streams on screen: a table of the fleet's streams)."""
         for member in self.others():
-            member.engine.set_on_screen([NodePath(name) for name in member.engine.listing()])
+            streams = (shown or {}).get(member.profile, ())
+            member.engine.set_on_screen([*(NodePath(name) for name in member.engine.listing()), *streams],
+                                        {path.parent for path in streams if path.parent is not None})
             member.engine.select(selected)
 
     def view(self, path: NodePath) -> FleetView:

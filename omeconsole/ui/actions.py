@@ -51,9 +51,10 @@ class ConsoleAction:
 
 
 TABLE_SORT_KEYS = (
-    ("stream", "N", "stream name"), ("state", "T", "state"), ("input", "P", "input protocol"),
-    ("viewers", "V", "viewers"), ("in", "I", "input rate"), ("out", "O", "output rate"), ("uptime", "U", "uptime"),
-    ("ad", "B", "ad break"), ("alerts", "L", "alerts"), ("age", "D", "data age"),
+    ("server", "E", "server (a fleet's table)"), ("stream", "N", "stream name"), ("state", "T", "state"),
+    ("input", "P", "input protocol"), ("viewers", "V", "viewers"), ("in", "I", "input rate"),
+    ("out", "O", "output rate"), ("uptime", "U", "uptime"), ("ad", "B", "ad break"), ("alerts", "L", "alerts"),
+    ("age", "D", "data age"),
 )
 """The streams table's sort keys (k9s: shift and a letter of the column): column id, key, what it sorts by."""
 

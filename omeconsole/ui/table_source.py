@@ -1,4 +1,5 @@
-"""Where the streams table's figures come from in a live session: the engine, the ad board, the alerts."""
+"""Where the streams table's figures come from in a live session: the engine, the ad board, the alerts, and
+whether the server answers (while its link is down its rows read stale)."""
 
 from __future__ import annotations
 
@@ -21,4 +22,6 @@ def table_source(live: LiveSession) -> FactSource:
         return len(firing_at(live.alerts, path)) if live.alerts is not None else 0
 
     clock = live.clock
-    return FactSource(live.engine.node, ad_of, alerts_of, clock.monotonic(), clock.wall())
+    engine = live.engine
+    return FactSource(engine.node, ad_of, alerts_of, clock.monotonic(), clock.wall(),
+                      reachable=engine.connection.status == "connected")

@@ -94,6 +94,11 @@ async def test_every_column_sorts_both_ways_and_the_header_says_which(
                   for s in threaded_sim.call(lambda: list(threaded_sim.running.world.live_streams()))}
         assert set(table.paths()) >= listed and len(listed) >= 6
         for column, key, _ in TABLE_SORT_KEYS:
+            if column == "server":  # one server: no server column, and its key changes nothing
+                before = (table.order, table.paths())
+                await pilot.press(key)
+                assert (table.order, table.paths()) == before and "server" not in table_lines(app)[0]
+                continue
             first_descending = None
             for _press in (1, 2):
                 await pilot.press(key)

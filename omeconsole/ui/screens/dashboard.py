@@ -16,12 +16,14 @@ from textual.widgets import Input, Static
 
 from omeconsole.core.nearest import Jump, JumpScope, nearest_paths
 from omeconsole.core.polling.engine import EngineUpdate
+from omeconsole.core.stream_table import TableFacts
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
 from omeconsole.live.recorded_ended import REREAD_S, recorded_ended
 from omeconsole.live.session import LiveSession
+from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.actions import bindings
+from omeconsole.ui.actions import TABLE_SORT_KEYS, bindings
 from omeconsole.ui.badges import Marks
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.open_requests import AskJump, OpenNode
@@ -121,7 +123,7 @@ class DashboardScreen(LiveScreen):
         recorded = self.recorded
         listing = live.engine.listing() if recorded is None else recorded.merged(live.engine.listing())
         if self.has_class("-table"):
-            self.query_one(StreamTableView).show(listing, table_source(live))
+            self.draw_table(listing)
             self.declare_on_screen()
             self._refresh_detail()
             return
@@ -130,6 +132,10 @@ class DashboardScreen(LiveScreen):
         self._try_pending(tree)
         self.declare_on_screen()
         self._refresh_detail()
+
+    def draw_table(self, listing: Listing) -> None:
+        """The streams table on this server's `listing` (its recorded ended streams included)."""
+        self.query_one(StreamTableView).show({"": listing}, TableFacts.single(table_source(self.live)))
 
     def _marks(self, path: NodePath) -> Marks:
         return node_marks(self.live, path)
@@ -172,7 +178,7 @@ class DashboardScreen(LiveScreen):
     def declare_on_screen(self) -> None:
         """The rows on screen, and the applications whose stream rows are among them (listed every 10 s)."""
         rows = self._rows()
-        visible_rows = rows.visible_paths()
+        visible_rows = rows.visible_paths(rows.home) if isinstance(rows, StreamTableView) else rows.visible_paths()
         engine = self.live.engine
         engine.set_on_screen(visible_rows, {p.parent for p in visible_rows if p.parent is not None and p.stream})
         if self._pending is None:
@@ -221,7 +227,9 @@ class DashboardScreen(LiveScreen):
 
     @on(StreamTableView.Highlighted, "#table")
     def _table_highlighted(self, event: StreamTableView.Highlighted) -> None:
-        if event.path == self.query_one(StreamTableView).cursor_path:  # not a highlight the cursor has left
+        row = self.query_one(StreamTableView).cursor_row
+        if (row is None and event.path is None) or row == (event.server, event.path):  # not one the cursor left
+            self.follow_row_server(event.server)
             self.live.engine.select(event.path)
             self._refresh_detail()
             self.refresh_status()
@@ -233,7 +241,12 @@ class DashboardScreen(LiveScreen):
 
     @on(StreamTableView.Opened, "#table")
     def _table_opened(self, event: StreamTableView.Opened) -> None:
+        self.follow_row_server(event.server)
         self._opened(event)
+
+    def follow_row_server(self, server: str) -> None:
+        """The table's cursor is on a stream of `server`: a fleet's screen moves to that server (one server's
+        table has only its own rows)."""
 
     @on(NodeTree.VisibleRowsChanged, "#tree")
     @on(StreamTableView.VisibleRowsChanged, "#table")
@@ -296,7 +309,9 @@ class DashboardScreen(LiveScreen):
 
     def action_cycle_sort(self) -> None:
         if self.has_class("-table"):
-            self.say("the table sorts by a column's key: N T P V I O U B L D (again reverses; ? lists them)")
+            fleet = self.query_one(StreamTableView).fleet
+            keys = " ".join(key for column, key, _ in TABLE_SORT_KEYS if fleet or column != "server")
+            self.say(f"the table sorts by a column's key: {keys} (again reverses; ? lists them)")
             return
         options = self.live.options
         options.sort_order = options.sort_order.next()

@@ -13,6 +13,10 @@ own feed), so one that stops answering turns its own row red while the others st
 
 Every server's `[[alerts]]` rules run on its own readings: a server's row has a badge with its alerts
 firing, the status line counts the fleet's, and A lists every server's alerts with their server.
+
+The streams table (`t`) has every server's streams with a server column: the cursor on another server's
+row moves the console to that server (as `]` does), so the detail, the status line and a send follow the
+row; each server polls its own rows on screen; a server that stops answering keeps its rows, stale.
 """
 
 from __future__ import annotations
@@ -29,17 +33,21 @@ from textual.widgets import Static
 from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.nearest import Jump, JumpScope
 from omeconsole.core.polling.engine import EngineUpdate
+from omeconsole.core.stream_table import TableFacts, TableRow
 from omeconsole.core.tree_servers import ServerRow
 from omeconsole.live.fleet import FleetLive, FleetSummary
+from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.open_requests import OpenAlerts
 from omeconsole.ui.screens.dashboard import DashboardScreen
+from omeconsole.ui.table_source import table_source
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.server_lines import fleet_line, server_card, server_label
 from omeconsole.ui.widgets.status_bar import StatusLine
+from omeconsole.ui.widgets.stream_table import StreamTableView
 from omeconsole.ui.widgets.tree_drawing import ServerLine
 
 
@@ -108,7 +116,7 @@ class FleetScreen(DashboardScreen):
         """With the cursor on a server's row the detail shows the server's health; True when it does."""
         line = self.query_one(NodeTree).cursor_line
         detail = self.query_one(NodeDetail)
-        if not isinstance(line, ServerRow) or not detail.display:
+        if not isinstance(line, ServerRow) or not detail.display or self.has_class("-table"):
             return False
         server = next(s for s in summary.servers if s.health.profile == line.profile)
         detail.clear(server_card(server, self.app.theme_variables))
@@ -117,7 +125,19 @@ class FleetScreen(DashboardScreen):
     def _draw_fleet(self) -> None:
         if self.is_mounted and self.app.is_running:
             self._draw_rows()
+            if self.has_class("-table"):  # another server's rows: the rows on screen are drawn again
+                self.draw_table(self.live.engine.listing())
             self._draw_fleet_view()
+
+    def draw_table(self, listing: Listing) -> None:
+        """Every server's streams as listed by its engine (the history store's ended streams are the tree's:
+        rows do not come and go as the cursor moves from server to server), each server's figures its own."""
+        del listing  # the current server's is its engine's, as every other server's
+        lives = self.fleet.lives
+        facts = TableFacts({profile: table_source(live) for profile, live in lives.items()},
+                           self.live.clock.monotonic())
+        self.query_one(StreamTableView).show({profile: live.engine.listing() for profile, live in lives.items()},
+                                             facts, home=self.fleet.current)
 
     def _draw_rows(self) -> None:
         if self._fleet_timer is not None:
@@ -142,11 +162,21 @@ class FleetScreen(DashboardScreen):
 
     def declare_on_screen(self) -> None:
         super().declare_on_screen()
-        self.fleet.follow(self._followed())
+        self.fleet.follow(self._followed(), self._others_on_screen())
 
     def selection_changed(self) -> None:
         super().selection_changed()
-        self.fleet.follow(self._followed())
+        self.fleet.follow(self._followed(), self._others_on_screen())
+
+    def _others_on_screen(self) -> dict[str, list[NodePath]]:
+        """The other servers' streams on screen (the table's rows; the tree shows the current server's only)."""
+        if not self.has_class("-table"):
+            return {}
+        shown: dict[str, list[NodePath]] = {}
+        for row in self.query_one(StreamTableView).visible_rows():
+            if row.server != self.fleet.current:
+                shown.setdefault(row.server, []).append(row.path)
+        return shown
 
     def _followed(self) -> NodePath | None:
         """The node every other server reads: the selected one, or the `--select` node until it is listed
@@ -177,17 +207,30 @@ class FleetScreen(DashboardScreen):
         selected node stays selected if that server has it."""
         if profile == self.fleet.current:
             return
-        tree = self.query_one(NodeTree)
-        path = tree.cursor_path
-        self.rebind(self.fleet.switch(profile))
-        self._draw_rows()  # the tree's server level: `profile`'s nodes now open under its row
-        # The highlighted row moves with the server: its node when it has it, else the server's own row
-        # (never left on the server the operator just left, which the detail would then describe).
-        if path is None or not tree.select_path(path, nearest=True) or tree.cursor_path is None:
-            tree.select_server(profile)
-        self.say(f"on server {profile} ({self.live.context.host})")
+        path = self.selected_path()
+        self._switch_to(profile)
+        if self.has_class("-table"):  # the same stream's row on that server, else that server's first row
+            table = self.query_one(StreamTableView)
+            if path is None or not table.select_row(TableRow(profile, path)):
+                table.select_server(profile)
+        else:
+            # The highlighted row moves with the server: its node when it has it, else the server's own row
+            # (never left on the server the operator just left, which the detail would then describe).
+            tree = self.query_one(NodeTree)
+            if path is None or not tree.select_path(path, nearest=True) or tree.cursor_path is None:
+                tree.select_server(profile)
         self.selection_changed()
         self._refresh_detail()
+
+    def follow_row_server(self, server: str) -> None:
+        """The table's cursor went to a row of another server: the console is on that server from now on."""
+        if server and server != self.fleet.current:
+            self._switch_to(server)
+
+    def _switch_to(self, profile: str) -> None:
+        self.rebind(self.fleet.switch(profile))
+        self._draw_rows()  # the tree's server level: `profile`'s nodes now open under its row
+        self.say(f"on server {profile} ({self.live.context.host})")
 
     def jump_scope(self) -> JumpScope:
         """`:` completes and finds the other servers' nodes too (a name this server has stays here)."""

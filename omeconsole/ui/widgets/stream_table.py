@@ -5,10 +5,15 @@ stays there; only the rows on screen are read and drawn, so 10,000 streams cost 
 rows, their order and their cells are `core/stream_table`'s; this widget draws them and owns the keys: the
 tree's cursor keys, and a sort key per column (k9s: shift and a letter, `N` name ... `D` data age; again
 reverses). The header names the sorted column with ▲ (ascending) or ▼ (descending).
+
+On a fleet the rows are every member's streams (`show` gets a listing per member) with a server column
+first, sorted by `E` like any column; `home` is the server the operator is on, whose row a stream's path
+selects first (the same path on an origin and an edge is two rows).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -28,9 +33,12 @@ from omeconsole.core.stream_table import (
     Column,
     FactSource,
     StreamTable,
+    TableFacts,
     TableOrder,
+    TableRow,
     cells,
     column_widths,
+    server_width,
 )
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
@@ -72,18 +80,20 @@ class StreamTableView(CursorRows, inherit_bindings=False):
             return self.table
 
     class Highlighted(TableMessage):
-        """The cursor rests on another stream (None: no row)."""
+        """The cursor rests on another stream (None: no row), of `server` (`""` on a single server)."""
 
-        def __init__(self, table: StreamTableView, path: NodePath | None) -> None:
+        def __init__(self, table: StreamTableView, path: NodePath | None, server: str = "") -> None:
             super().__init__(table)
             self.path = path
+            self.server = server
 
     class Opened(TableMessage):
-        """Enter on a stream: its own screen is wanted."""
+        """Enter on a stream: its own screen is wanted (on `server`, `""` on a single server)."""
 
-        def __init__(self, table: StreamTableView, path: NodePath) -> None:
+        def __init__(self, table: StreamTableView, path: NodePath, server: str = "") -> None:
             super().__init__(table)
             self.path = path
+            self.server = server
 
     class VisibleRowsChanged(TableMessage):
         """The streams on screen are others now (the engine polls those first)."""
@@ -97,24 +107,33 @@ class StreamTableView(CursorRows, inherit_bindings=False):
     def __init__(self, *, resort_every: float = 5.0, **options: Any) -> None:
         super().__init__(**options)
         self._table = StreamTable(resort_every=resort_every)
-        self._listing: Listing = {}
-        self._source = FactSource(_unknown, _no_ad, _no_alerts, 0.0, datetime.fromtimestamp(0, UTC))
-        self._cursor_path: NodePath | None = None
+        self._listings: Mapping[str, Listing] = {}
+        self._facts = TableFacts.single(
+            FactSource(_unknown, _no_ad, _no_alerts, 0.0, datetime.fromtimestamp(0, UTC)))
+        self._server_width = 0
+        self._cursor_row: TableRow | None = None
+        self.home = ""
+        """The server the operator is on (a fleet's member; `""` on a single server)."""
 
     # Data in -------------------------------------------------------------------------------------
 
-    def show(self, listing: Listing, source: FactSource) -> None:
-        """New data: the rows are arranged again when needed, the rows on screen repainted."""
-        self._listing, self._source = listing, source
+    def show(self, listings: Mapping[str, Listing], facts: TableFacts, *, home: str = "") -> None:
+        """New data (a listing per server, `""` alone on a single server): the rows are arranged again when
+        needed, the rows on screen repainted."""
+        self._listings, self._facts, self.home = listings, facts, home
+        width = server_width(tuple(listings))
+        if width != self._server_width:
+            self._server_width = width
+            self.refresh()
         if not self._arrange():
             self.refresh()
 
     def _arrange(self) -> bool:
-        if not self._table.arrange(self._listing, self.filter_text, self.order, self._source):
+        if not self._table.arrange(self._listings, self.filter_text, self.order, self._facts):
             return False
         on_screen = self.cursor - int(self.scroll_y)
         self._size_to_rows()
-        index = self._table.index_of(self._cursor_path) if self._cursor_path is not None else None
+        index = self._table.index_of(self._cursor_row) if self._cursor_row is not None else None
         self.set_reactive(StreamTableView.cursor, index if index is not None else 0)
         self.scroll_to(y=max(0, self.cursor - on_screen), animate=False, immediate=True)
         self.cursor_moved()
@@ -133,35 +152,70 @@ class StreamTableView(CursorRows, inherit_bindings=False):
     # What screens read and do --------------------------------------------------------------------
 
     @property
-    def cursor_path(self) -> NodePath | None:
+    def cursor_row(self) -> TableRow | None:
         return self._table.row(self.cursor) if len(self._table) else None
 
+    @property
+    def cursor_path(self) -> NodePath | None:
+        row = self.cursor_row
+        return None if row is None else row.path
+
+    @property
+    def fleet(self) -> bool:
+        """A fleet's table: a server column."""
+        return self._server_width > 0
+
+    def rows(self) -> tuple[TableRow, ...]:
+        """Every row shown, in display order."""
+        return self._table.rows()
+
     def paths(self) -> tuple[NodePath, ...]:
-        """Every stream shown, in display order."""
-        return self._table.paths()
+        """Every stream shown, in display order (a path once per server that has it)."""
+        return tuple(row.path for row in self._table.rows())
 
-    def index_of(self, path: NodePath) -> int | None:
-        return self._table.index_of(path)
-
-    def visible_paths(self) -> list[NodePath]:
+    def visible_rows(self) -> list[TableRow]:
         top = int(self.scroll_y)
         return [self._table.row(i) for i in range(top, min(len(self._table), top + self._body_height()))]
 
-    def select_path(self, path: NodePath) -> bool:
-        """Move the cursor to stream `path`; False when the table does not show it."""
-        index = self._table.index_of(path)
+    def visible_paths(self, server: str | None = None) -> list[NodePath]:
+        """The streams on screen (of `server` only, when given)."""
+        return [row.path for row in self.visible_rows() if server is None or row.server == server]
+
+    def select_path(self, path: NodePath, server: str | None = None) -> bool:
+        """Move the cursor to stream `path` on `server` (by default the `home` server, else the first that has
+        it); False when the table does not show it."""
+        index = self._table.find(path, self.home if server is None else server)
+        if index is None:
+            return False
+        self.move_cursor(index)
+        return True
+
+    def select_row(self, row: TableRow) -> bool:
+        """Move the cursor to `row` exactly (that stream on that server); False when it is not shown."""
+        index = self._table.index_of(row)
+        if index is None:
+            return False
+        self.move_cursor(index)
+        return True
+
+    def select_server(self, server: str) -> bool:
+        """Move the cursor to the first row of `server`; False when none is shown."""
+        index = next((i for i, row in enumerate(self._table.rows()) if row.server == server), None)
         if index is None:
             return False
         self.move_cursor(index)
         return True
 
     def action_sort_column(self, column: str) -> None:
-        self.order = self.order.pressed(Column[column.upper()])
+        pressed = Column[column.upper()]
+        if pressed is Column.SERVER and not self.fleet:
+            return  # one server: no server column
+        self.order = self.order.pressed(pressed)
 
     def action_open(self) -> None:
-        path = self.cursor_path
-        if path is not None:
-            self.post_message(self.Opened(self, path))
+        row = self.cursor_row
+        if row is not None:
+            self.post_message(self.Opened(self, row.path, row.server))
 
     # Cursor --------------------------------------------------------------------------------------
 
@@ -169,10 +223,11 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         return len(self._table)
 
     def cursor_moved(self) -> None:
-        path = self.cursor_path
-        if path != self._cursor_path:
-            self._cursor_path = path
-            self.post_message(self.Highlighted(self, path))
+        row = self.cursor_row
+        if row != self._cursor_row:
+            self._cursor_row = row
+            self.post_message(self.Highlighted(self, None if row is None else row.path,
+                                               "" if row is None else row.server))
 
     def _body_height(self) -> int:
         return max(1, self.size.height - 1)
@@ -205,7 +260,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
     # Drawing -------------------------------------------------------------------------------------
 
     def _widths(self) -> dict[Column, int]:
-        return column_widths(self.size.width)
+        return column_widths(self.size.width, self._server_width)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -215,9 +270,9 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         index = y - 1 + int(self.scroll_y)
         if index >= len(self._table):
             return Strip.blank(width, base)
-        path = self._table.row(index)
-        facts = self._source.facts(path)
-        texts = cells(facts)
+        row = self._table.row(index)
+        facts = self._facts.facts(row)
+        texts = cells(facts, row.server)
         colours = self.app.theme_variables
         style = base + Style(meta={"row": index})
         if index == self.hover_row:
