@@ -86,6 +86,8 @@ class Plan:
     keys: tuple[str, ...] = ()
     select: str = "default/app/news"
     """A stream of the scenario, selected with --select (its detail, charts included, is on screen)."""
+    after_keys: Callable[[str], bool] | None = None
+    """What the screen must show within 10 s of the keys (else the launch fails: it measured something else)."""
 
 
 @dataclass
@@ -176,6 +178,8 @@ def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Lau
         if plan.keys:
             time.sleep(2.0)  # the --select node is listed and under the cursor
             _tmux("send-keys", "-t", session, *plan.keys)
+            if plan.after_keys is not None:
+                _wait_for(plan.after_keys, program, session)
         launch = Launch(program, plan.group, round(first, 2), float("nan"))
         for window in plan.windows:
             time.sleep(max(0.0, first_at + window.after_first - time.monotonic()))
@@ -194,6 +198,15 @@ def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Lau
 
 
 Program = Callable[[Plan], Launch]
+
+
+def _wait_for(shows: Callable[[str], bool], program: str, session: str) -> None:
+    waited_from = time.monotonic()
+    while not shows(_tmux("capture-pane", "-p", "-t", session)):
+        if time.monotonic() - waited_from > 10:
+            raise RuntimeError(f"{program}: the keys did not bring the expected screen; it shows:\n"
+                               f"{_tmux('capture-pane', '-p', '-t', session)}")
+        time.sleep(0.05)
 
 
 def _alive(program: str, pid: int, session: str) -> None:
