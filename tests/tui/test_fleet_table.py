@@ -134,6 +134,10 @@ async def test_enter_and_the_jump_open_the_right_servers_stream_and_the_tree_fol
         assert opened.live is app.fleet.lives["edge-2"] and edge2 in status_of(app), "edge-2's stream, not origin's"
         await pilot.press("escape")
         assert isinstance(app.screen, FleetScreen)
+        await pilot.press("right_square_bracket")  # `]` in the table: the same stream's row on the next server
+        await driver.settle()
+        assert table.cursor_row == TableRow("origin", STREAM) and app.fleet.current == "origin"
+        assert "profile origin" in status_of(app)
 
         await pilot.press("E")  # by server: edge-1's rows first, origin's last
         await pilot.press("G")
