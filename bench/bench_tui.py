@@ -157,12 +157,25 @@ def _tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
 
 
+def _new_session(session: str, cwd: Path, command: str) -> None:
+    """A detached tmux session running `command`; tried again after a moment when tmux refuses: the server
+    whose last session was just killed may still be exiting (on a loaded machine the next launch met it)."""
+    for attempt in range(5):
+        try:
+            _tmux("new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), "-c", str(cwd),
+                  f"exec env TERM=xterm-256color {command}")
+            return
+        except subprocess.CalledProcessError:
+            if attempt == 4:
+                raise
+            time.sleep(0.5)
+
+
 def run_in_tmux(program: str, command: str, plan: Plan, cwd: Path = ROOT) -> Launch:
     session = f"bench-tui-{os.getpid()}-{program.replace(' ', '-')}-{plan.group}"
     try:
         started = time.monotonic()
-        _tmux("new-session", "-d", "-s", session, "-x", str(SIZE[0]), "-y", str(SIZE[1]), "-c", str(cwd),
-              f"exec env TERM=xterm-256color {command}")
+        _new_session(session, cwd, command)
         _tmux("set-option", "-t", session, "remain-on-exit", "on")  # keep a crash on screen to report it
         pid = int(_tmux("list-panes", "-t", session, "-F", "#{pane_pid}").split()[0])
         first = float("nan")
