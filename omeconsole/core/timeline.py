@@ -146,7 +146,7 @@ class Timeline:
         path = event.path
         if path is None:
             return [None]
-        if event.kind in TO_ANCESTORS or (event.kind is EventKind.START and event.start >= self.began):
+        if event.kind in TO_ANCESTORS or (event.kind is EventKind.START and event.start > self.began):
             return [path, *ancestors(path)]
         return [path]
 

@@ -36,6 +36,9 @@ LIVES_KEPT = 50_000
 """Streams whose last `createdTime` is remembered (to tell a restart); the oldest told is forgotten first."""
 REPLAY_UNSEEN = ("replay: no ad breaks or alerts (the history store does not record them); "
                  "starts, ends and restarts from the recorded readings")
+FOUND_UP_S = 1.0
+"""A stream created within this long after the console began is taken as found up, not as started: a server's
+time on the console's clock is no more exact than that."""
 PLAYLIST_WORDS = "seen in the playlist"
 """The label of a break this console did not send."""
 
@@ -97,7 +100,7 @@ class ChartEvents:
             return
         if known is None or known[2] or (known[0] is None and created is not None):
             start = None if created is None else min(self._server_instant(created, view), at)
-            if start is not None and start >= self.timeline.began:  # it appeared while the console looked
+            if start is not None and start > self.timeline.began + FOUND_UP_S:  # it appeared while the console looked
                 self.timeline.point(EventKind.START, path, start)
         elif created is not None and created != known[0]:
             moment = min(max(self._server_instant(created, view), known[1]), at)

@@ -21,7 +21,6 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from omeconsole.core import units
 from omeconsole.core.text import visible
 from omeconsole.core.timeline import EventKind, NodeEvent, name_under, wall_at
 from omeconsole.model.paths import NodePath
@@ -65,6 +64,16 @@ def chart_marks(shown: ShownEvents, reference: float) -> list[ChartMark]:
                       KIND_STYLES[e.kind]) for e in reversed(shown.events)]
 
 
+def lasted(seconds: float) -> str:
+    """How long, in whole seconds: `30 s`, `1 min 20 s`, `2 h 05 min`."""
+    whole = max(0, round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
 def _clock(moment: datetime) -> str:
     return moment.astimezone().strftime("%H:%M:%S")
 
@@ -86,10 +95,10 @@ def event_line(event: NodeEvent, shown: ShownEvents) -> str:
     if not event.kind.spans:
         return f"{style.glyph} {' '.join(words)} {_clock(start)}"
     if event.end is None:
-        lasted = units.age(shown.now - event.start)
-        return f"{style.glyph} {' '.join(words)} {_clock(start)}{DASH} ({lasted} so far)"
+        so_far = lasted(shown.now - event.start)
+        return f"{style.glyph} {' '.join(words)} {_clock(start)}{DASH} ({so_far} so far)"
     end = wall_at(event.end, shown.now, shown.wall_now)
-    return f"{style.glyph} {' '.join(words)} {_clock(start)}{DASH}{_clock(end)} ({units.age(event.end - event.start)})"
+    return f"{style.glyph} {' '.join(words)} {_clock(start)}{DASH}{_clock(end)} ({lasted(event.end - event.start)})"
 
 
 class EventList(Static):
