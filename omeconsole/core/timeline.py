@@ -132,7 +132,10 @@ class Timeline:
         return list(self._open)
 
     def point(self, kind: EventKind, path: NodePath, at: float, label: str = "") -> None:
-        self._add(NodeEvent(kind, path, at, None, label))
+        """An instant; told again (a replay played over it twice), it is kept once."""
+        event = NodeEvent(kind, path, at, None, label)
+        if event not in self._nodes.get(path, ()):
+            self._add(event)
 
     def events(self, path: NodePath, since: float | None = None) -> list[NodeEvent]:
         """What `path`'s chart and list show: its events, those of the nodes below it that it shows (see the

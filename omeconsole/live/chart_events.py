@@ -19,7 +19,7 @@ the one instant of its tick (`wall_at`).
 from __future__ import annotations
 
 from collections import OrderedDict
-from datetime import datetime
+from datetime import UTC, datetime
 
 from omeconsole.core.adops.ad_break import BreakState, BreakView
 from omeconsole.core.alerts.evaluator import AlertEvaluator
@@ -34,8 +34,8 @@ from omeconsole.model.paths import NodePath
 
 LIVES_KEPT = 50_000
 """Streams whose last `createdTime` is remembered (to tell a restart); the oldest told is forgotten first."""
-REPLAY_UNSEEN = ("replay: no ad breaks or alerts (the history store does not record them); "
-                 "starts, ends and restarts from the recorded readings")
+REPLAY_UNSEEN = "replay: no ad breaks or alerts (the history store does not record them)"
+"""Said under a replayed chart: its starts, ends and restarts come from the recorded readings."""
 FOUND_UP_S = 1.0
 """A stream created within this long after the console began is taken as found up, not as started: a server's
 time on the console's clock is no more exact than that."""
@@ -49,7 +49,8 @@ class ChartEvents:
     def __init__(self, engine: PollingEngine, board: AdBoard, alerts: AlertEvaluator | None, clock: Clock) -> None:
         self.timeline = Timeline(clock.monotonic())
         self._engine = engine
-        self.unseen = REPLAY_UNSEEN if isinstance(engine, ReplayEngine) else ""
+        self._replay = isinstance(engine, ReplayEngine)
+        self.unseen = REPLAY_UNSEEN if self._replay else ""
         """Which kinds this session cannot show, in words for the screen ("" when it shows them all)."""
         self._board = board
         self._clock = clock
@@ -65,9 +66,15 @@ class ChartEvents:
             alerts.add_listener(self._alert)
 
     def events(self, path: NodePath, since: float | None = None) -> list[NodeEvent]:
-        """`path`'s events (see `Timeline.events`), breaks brought up to the clock first."""
+        """`path`'s events (see `Timeline.events`) up to now, breaks brought up to the clock first (a replay
+        moved back has events after its now: they are not shown until it plays over them again)."""
         self.settle()
-        return self.timeline.events(path, since)
+        now = self._clock.monotonic()
+        return [event for event in self.timeline.events(path, since) if event.start <= now]
+
+    def wall_now(self, now: float) -> datetime:
+        """The wall time of the console instant `now` (a replay's clock is the recorded moment, in epoch seconds)."""
+        return datetime.fromtimestamp(now, UTC) if self._replay else self._clock.wall()
 
     def settle(self) -> None:
         """Breaks that reached their splice or their end since they were last read (nobody tells of that)."""

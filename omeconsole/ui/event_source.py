@@ -9,4 +9,4 @@ from omeconsole.ui.widgets.event_list import ShownEvents
 
 def shown_events(live: LiveSession, path: NodePath, now: float) -> ShownEvents:
     """`path`'s events at `now` (the screen's instant on the console clock, read with its wall time)."""
-    return ShownEvents(path, live.events.events(path), now, live.clock.wall(), live.events.unseen)
+    return ShownEvents(path, live.events.events(path), now, live.events.wall_now(now), live.events.unseen)

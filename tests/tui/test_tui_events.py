@@ -7,6 +7,8 @@
   the chart, from firing to resolved; on the application's chart too, named by its stream.
 - A server restart (`restart` fault: every `createdTime` changes, the streams stay listed): a restart on the
   stream's chart and list at the restart's time, and on its application's; a stream that then ends: an end.
+- `--replay` of a recording with a restart: drawn when the replay plays over it, with what a replay cannot
+  show (ad breaks, alerts: the store does not record them) said under the chart.
 
 Both clocks start at 2026-01-01 00:00:00 UTC (the console's FakeClock, the simulator's ManualClock) and move
 together (`Driver.step`), so every time on screen is known exactly; TZ is UTC (`quiet_ui`).
@@ -36,10 +38,13 @@ from ui_support import (
 
 from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.alerts.rules import AlertRule
+from omeconsole.core.history.settings import HistorySettings
 from omeconsole.core.session import connector
+from omeconsole.live.chart_events import REPLAY_UNSEEN
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
 from omeconsole.ui.app import ConsoleApp
+from omeconsole.ui.replay.app import open_replay, replay_app
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.themes import BUILTIN_THEME_DIR
 from omeconsole.ui.widgets.node_tree import NodeTree
@@ -248,3 +253,42 @@ async def test_a_server_restart_is_a_restart_on_the_stream_and_its_application_a
             listed = events_text(app)
             assert "↻ restart news 00:00:12" in listed and f"■ end news {seen_gone.group(1)}" in listed, listed
             assert "▶" not in listed, "a restart is not also a start"
+
+
+async def test_a_replay_draws_the_restarts_it_recorded_and_says_which_kinds_it_cannot_show(
+        quiet_ui, tmp_path: Path) -> None:
+    history = HistorySettings(path=tmp_path / "history.sqlite3")
+    wall = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    with ThreadedSimulator(faults="restart=at:12s") as simulator:
+        live_clock = ParkingClock(wall_start=wall)
+        app = make_app(simulator.api_url, live_clock, tmp_path, select=str(NEWS), history=history)
+        async with app.run_test(size=(160, 50)) as pilot:
+            driver = Driver(pilot, live_clock, simulator)
+            await driver.warm_up(3)
+            await driver.step(1.0, times=20)
+            assert "↻ restart 12:00:12" in events_text(app)
+            await pilot.press("q")
+
+    replay_clock = ParkingClock(wall_start=wall + timedelta(minutes=30))
+    settings = make_settings("http://127.0.0.1:9/never", history=history)
+    replay = open_replay(settings, replay_clock, since=3600)
+    app = replay_app(replay, settings, replay_clock, select=NEWS, audit_path=tmp_path / "audit.jsonl",
+                     theme_dirs=[BUILTIN_THEME_DIR])
+    try:
+        async with app.run_test(size=(160, 50)) as pilot:
+            driver = Driver(pilot, replay_clock, None)
+            await driver.settle()
+            assert events_text(app).strip() == REPLAY_UNSEEN, "before the restart: only what replay cannot show"
+            await pilot.press("right", "right")  # 20 s on, over the restart
+            await driver.settle()
+            lines = [line.strip() for line in events_text(app).strip().splitlines()]
+            assert lines == ["↻ restart 12:00:12", REPLAY_UNSEEN], lines
+            assert any("↻" in line for line in first_panel(app)[:3]), "on the replayed chart too"
+            await pilot.press("home")  # back before it: not shown until played over again, then once
+            await driver.settle()
+            assert "restart" not in events_text(app)
+            await pilot.press("end")
+            await driver.settle()
+            assert events_text(app).count("↻ restart") == 1
+    finally:
+        replay.reader.close()

@@ -58,9 +58,9 @@ class ShownEvents:
 
 def chart_marks(shown: ShownEvents, reference: float) -> list[ChartMark]:
     """The events on the chart's axis: seconds before `reference`, the instant the series are drawn against
-    (the latest reading); oldest first so newer ones are drawn over them; a span still going on reaches now."""
-    return [ChartMark(e.start - reference,
-                      (shown.now if e.end is None else e.end) - reference if e.kind.spans else None,
+    (the latest reading); oldest first so newer ones are drawn over them; a span still going on reaches the
+    chart's right end (so the marks change only when something happened or a reading arrived)."""
+    return [ChartMark(e.start - reference, (0.0 if e.end is None else e.end - reference) if e.kind.spans else None,
                       KIND_STYLES[e.kind]) for e in reversed(shown.events)]
 
 
