@@ -19,6 +19,7 @@ the one instant of its tick (`wall_at`).
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from omeconsole.core.adops.ad_break import BreakState, BreakView
@@ -43,6 +44,15 @@ PLAYLIST_WORDS = "seen in the playlist"
 """The label of a break this console did not send."""
 
 
+@dataclass(frozen=True)
+class _DrawnBreak:
+    number: int
+    """The stream's breaks are numbered in the order drawn: the span's key."""
+    splice: datetime
+    ends: datetime | None
+    """Its end as last known (planned or cued in)."""
+
+
 class ChartEvents:
     """One session's `Timeline`, fed by its engine, ad board and alerts. `events(path)` is what a chart draws."""
 
@@ -56,8 +66,8 @@ class ChartEvents:
         self._clock = clock
         self._lives: OrderedDict[NodePath, tuple[datetime | None, float, bool]] = OrderedDict()
         """Per stream read: its `createdTime`, the reading's time, and whether it was seen ended since."""
-        self._breaks: dict[NodePath, datetime] = {}
-        """Per stream: the splice of the last break put on the timeline."""
+        self._breaks: dict[NodePath, _DrawnBreak] = {}
+        """Per stream: the last break put on the timeline."""
         self._unsettled: set[NodePath] = set()
         """Streams whose break may still start or end by the clock alone (scheduled or on air)."""
         engine.add_listener(self._engine_update)
@@ -148,22 +158,26 @@ class ChartEvents:
             if view.state is not BreakState.SCHEDULED:
                 self._close_break(path, self._clock.monotonic())
             return
-        previous = self._breaks.get(path)
-        if previous is not None and previous != splice:
-            self._close_break(path, self._console_time(splice))
-        elif previous == splice and not self.timeline.is_open(("ad", path, splice)):
-            return  # this break is on the timeline, ended
-        self._breaks[path] = splice
-        key = ("ad", path, splice)
+        drawn = self._breaks.get(path)
+        key = ("ad", path, drawn.number if drawn is not None else 0)
+        if drawn is not None and not self.timeline.is_open(key):
+            if drawn.splice == splice:
+                return  # this break is on the timeline, ended
+            key = ("ad", path, drawn.number + 1)
+        elif drawn is not None and drawn.ends is not None and splice >= drawn.ends:
+            self._close_break(path, self._console_time(drawn.ends))  # it ended unseen; this is the next one
+            key = ("ad", path, drawn.number + 1)
+        # else: the break drawn, its splice corrected (estimated, then seen in the playlist)
+        self._breaks[path] = _DrawnBreak(key[2], splice, view.ends_wall)
         self.timeline.open(key, EventKind.AD_BREAK, path, self._console_time(splice), _break_label(view))
         if view.state is BreakState.ENDED:
             ends = view.ends_wall
             self.timeline.close(key, self._clock.monotonic() if ends is None else self._console_time(ends))
 
     def _close_break(self, path: NodePath, end: float) -> None:
-        splice = self._breaks.get(path)
-        if splice is not None:
-            self.timeline.close(("ad", path, splice), end)
+        drawn = self._breaks.get(path)
+        if drawn is not None:
+            self.timeline.close(("ad", path, drawn.number), end)
 
     # Alerts ----------------------------------------------------------------------------------------------
 
