@@ -120,6 +120,11 @@ class AdBoard:
             found = self._known[path] = self.adops.stream(path)
         return found
 
+    def break_view(self, path: NodePath) -> BreakView | None:
+        """The stream's break as its model says now; None for a stream this board has no controller of."""
+        controller = self._known.get(path)
+        return None if controller is None else controller.view()
+
     def badge(self, path: NodePath) -> AdBadge | None:
         controller = self._known.get(path)
         return None if controller is None else badge_of(controller.view())

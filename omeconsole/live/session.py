@@ -29,6 +29,7 @@ from omeconsole.core.session import Session
 from omeconsole.core.tree_model import SortOrder
 from omeconsole.live.ad_board import AdBoard
 from omeconsole.live.alert_watch import SessionAlerts
+from omeconsole.live.chart_events import ChartEvents
 from omeconsole.model.nodes import NodeView
 from omeconsole.model.paths import NodePath
 
@@ -108,6 +109,12 @@ class LiveSession:
     notes: NoteBoard = field(default_factory=NoteBoard)
     past: StoredPast | None = None
     """The recorded past of this server's nodes, put in front of their charts (None: no history store)."""
+    events: ChartEvents = field(init=False)
+    """What happened to the nodes, for their charts (ad breaks, alerts, starts, ends, restarts): listening from
+    the moment the session is made, so nothing between its start and the first chart is missed."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "events", ChartEvents(self.session.engine, self.ad_board, self.alerts, self.clock))
 
     @property
     def alerts(self) -> AlertEvaluator | None:

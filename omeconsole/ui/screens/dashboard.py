@@ -25,6 +25,7 @@ from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import TABLE_SORT_KEYS, bindings
 from omeconsole.ui.badges import Marks
+from omeconsole.ui.event_source import shown_events
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.open_requests import AskJump, OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
@@ -149,8 +150,9 @@ class DashboardScreen(LiveScreen):
             detail.clear(self._empty_message())
             return
         live = self.live
-        detail.show(live.chart_view(path), live.clock.monotonic(), live.options.chart_window,
-                    self._notes(path))
+        now = live.clock.monotonic()
+        detail.show(live.chart_view(path), now, live.options.chart_window, self._notes(path),
+                    shown_events(live, path, now))
 
     def _notes(self, path: NodePath) -> Text | None:
         """The node's notes (ad breaks, alerts) and, for a stream that ended, its recorded life."""

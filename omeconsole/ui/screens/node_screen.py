@@ -24,6 +24,7 @@ from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import name_text, node_label
+from omeconsole.ui.event_source import shown_events
 from omeconsole.ui.messages import ClockTick
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.open_requests import OpenNode
@@ -141,7 +142,8 @@ class NodeScreen(LiveScreen):
         live = self.live
         now = live.clock.monotonic()
         self.query_one(NodeDetail).show(live.chart_view(self.path), now, live.options.chart_window,
-                                        node_notes(live, self.path, self.app.theme_variables))
+                                        node_notes(live, self.path, self.app.theme_variables),
+                                        shown_events(live, self.path, now))
         self._refresh_children(changes.nodes)
 
     def _refresh_children(self, changed: frozenset[NodePath] | None) -> None:

@@ -25,6 +25,7 @@ from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
 from omeconsole.ui.fitting import Part, chosen, joined
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
+from omeconsole.ui.widgets.event_list import EventList, ShownEvents, chart_marks
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
 from omeconsole.ui.widgets.stream_info_panel import StreamInfoPanel
 from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
@@ -108,6 +109,7 @@ class NodeDetail(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="detail-header")
         yield ThroughputChart(id="detail-chart")
+        yield EventList(id="detail-events")
         with Vertical(id="detail-sparks"):
             yield RateSparkline("in", "rate-in", id="spark-in")
             yield RateSparkline("out", "rate-out", id="spark-out")
@@ -137,9 +139,11 @@ class NodeDetail(VerticalScroll):
         self._header = text
         self.query_one("#detail-header", Static).update(text, layout=relayout)
 
-    def show(self, view: NodeView, now: float, window: float = WINDOWS[0], notes: Text | None = None) -> None:
+    def show(self, view: NodeView, now: float, window: float = WINDOWS[0], notes: Text | None = None,
+             events: ShownEvents | None = None) -> None:
         """`window`: seconds of history the chart and sparklines show, ending now; `notes`: a line under the
-        header (an ad break, alerts) the screen composed."""
+        header (an ad break, alerts) the screen composed; `events`: what happened to the node (on the chart
+        and listed under it)."""
         if not self.is_mounted or not self.display:
             return
         self._headed = (view, notes)
@@ -157,6 +161,7 @@ class NodeDetail(VerticalScroll):
         chart = self.query_one(ThroughputChart)
         chart.end_at(last_known)
         chart.window = window
+        self._show_events(chart, events, latest.at if latest else now)
         if key == self._drawn_at:
             chart.flush(now, self._chart_gap)  # an update held back by its gap is drawn once the gap has passed
             return
@@ -179,6 +184,15 @@ class NodeDetail(VerticalScroll):
             bars.border_title = f"{title}, last known" if ended else title
             bars.show(counts, fresh=not same_node)
         self.call_after_refresh(self._say_what_is_below)
+
+    def _show_events(self, chart: ThroughputChart, events: ShownEvents | None, reference: float) -> None:
+        """The events on the chart (against the instant its series are drawn against) and in the list."""
+        chart.set_events(chart_marks(events, reference) if events is not None else ())
+        listed = self.query_one(EventList)
+        if events is None:
+            listed.display = False
+        else:
+            listed.show(events)
 
     def _header_width(self) -> int | None:
         """The header's columns (its padding off); None before the first layout."""
@@ -222,6 +236,7 @@ class NodeDetail(VerticalScroll):
         return top + widget.outer_size.height
 
     def _panels(self) -> list[tuple[Widget, str]]:
-        return [(self.query_one("#detail-chart"), "chart"), (self.query_one("#detail-sparks"), "sparklines"),
+        return [(self.query_one("#detail-chart"), "chart"), (self.query_one(EventList), "events"),
+                (self.query_one("#detail-sparks"), "sparklines"),
                 (self.query_one("#bars-in"), "inbound"), (self.query_one("#bars-out"), "outbound"),
                 (self.query_one(TotalsPanel), "totals"), (self.query_one(StreamInfoPanel), "source and tracks")]

@@ -10,6 +10,10 @@ What a panel shows (the arithmetic is in `chart_scale`):
 - gaps (no rate, or no sample for a while) as gaps;
 - at most two points per column (lowest and highest), so a build costs the same at 60 or 3,600 samples.
 
+Events (`set_events`: ad breaks, alerts, a stream's start, end, restart) are drawn on every panel, under the
+line: a span as a shaded band from its start to its end (to now while it goes on), an instant as a column,
+each with its glyph at the top, and a legend of the kinds shown on the chart's last line.
+
 Building a plotext picture is still the costliest drawing the console does, so a caller may ask for
 at most one redraw per `min_gap` seconds: newer data then waits for a later `flush`, and a hidden
 chart waits until it is shown.
@@ -23,10 +27,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len
+from rich.text import Text
 from textual.app import ComposeResult, RenderResult
 from textual.color import Color
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from omeconsole.core import units
@@ -69,6 +75,30 @@ class Series:
     """A theme variable name (e.g. "rate-in"), resolved at draw time so theme switches apply."""
 
 
+BAND_FILL = "░"
+"""What a span's band is drawn with: light enough for the line drawn over it to stay readable."""
+
+
+@dataclass(frozen=True)
+class MarkStyle:
+    """How one kind of event is drawn: its glyph (on the chart and in the legend), its name in the legend and
+    a theme variable for its colour."""
+
+    glyph: str
+    words: str
+    colour_variable: str
+
+
+@dataclass(frozen=True)
+class ChartMark:
+    """One event on the time axis of every panel: seconds relative to now, like the series' x. `end` None:
+    an instant (a column); otherwise a band from `start` to `end`."""
+
+    start: float
+    end: float | None
+    style: MarkStyle
+
+
 class CachedPlot(PlotextPlot):
     """A plot whose picture is built once per figure, size and theme, not once per repaint: Textual
     repaints every widget of a screen on each of its layout passes, and `PlotextPlot.render` rebuilds
@@ -96,6 +126,7 @@ class ThroughputChart(Widget):
     DEFAULT_CSS = """
     ThroughputChart { height: 1fr; layout: horizontal; }
     ThroughputChart > PlotextPlot { height: 1fr; width: 1fr; }
+    ThroughputChart > #chart-legend { dock: bottom; height: 1; padding: 0 1; display: none; }
     """
 
     window: reactive[float] = reactive(WINDOWS[0], init=False)
@@ -108,6 +139,7 @@ class ThroughputChart(Widget):
         self._stale = True
         self._drawn_at = -math.inf
         self._ended: str | None = None
+        self._marks: tuple[ChartMark, ...] = ()
 
     def end_at(self, ended: str | None) -> None:
         """The chart ends when the stream ended (`ended`: when, in words) rather than now; None: it runs to now."""
@@ -118,6 +150,7 @@ class ThroughputChart(Widget):
     def compose(self) -> ComposeResult:
         for _ in range(self._panels):
             yield CachedPlot()
+        yield Static(id="chart-legend")
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())
@@ -143,6 +176,14 @@ class ThroughputChart(Widget):
         self._stale = True
         self.flush(now, min_gap)
 
+    def set_events(self, marks: Sequence[ChartMark]) -> None:
+        """The events drawn on every panel from the next picture on (with the series' next `set_series` or
+        `flush`, under the same gap)."""
+        marks = tuple(marks)
+        if marks != self._marks:
+            self._marks = marks
+            self._stale = True
+
     def flush(self, now: float | None = None, min_gap: float = 0.0) -> None:
         """Draw a series that is still waiting, if the chart is shown and the gap has passed."""
         if not self._stale or not self.is_mounted or not self.display:
@@ -162,6 +203,36 @@ class ThroughputChart(Widget):
         self._stale = False
         for plot, series in zip(self.query(CachedPlot).results(CachedPlot), self._series, strict=False):
             self._draw_panel(plot, series)
+        self._draw_legend()
+
+    def _draw_legend(self) -> None:
+        """The kinds of the events in the window, each glyph in its colour; hidden when there is none."""
+        window = self.window
+        styles = dict.fromkeys(mark.style for mark in self._marks
+                               if (mark.end if mark.end is not None else mark.start) >= -window)
+        legend = self.query_one("#chart-legend", Static)
+        legend.display = bool(styles)
+        if styles:
+            text = Text(no_wrap=True, overflow="ellipsis")
+            for style in styles:
+                text.append(f"{style.glyph} ", style=f"bold {self.app.theme_variables.get(style.colour_variable, '')}")
+                text.append(f"{style.words}  ")
+            legend.update(text)
+
+    def _draw_marks(self, plt: Any, top: float) -> None:
+        """The events under the line: bands (shaded to the top of the axis) and columns, glyphs on top."""
+        window = self.window
+        for mark in self._marks:
+            colour = self._colour(mark.style.colour_variable)
+            if mark.end is None:
+                if -window <= mark.start <= 0:
+                    plt.vline(mark.start, colour)
+                    plt.text(mark.style.glyph, mark.start, top, color=colour, alignment="center")
+                continue
+            start, end = max(mark.start, -window), min(mark.end, 0.0)
+            if start <= end:
+                plt.plot([start, end], [top, top], marker=BAND_FILL, color=colour, fillx=True)
+                plt.text(mark.style.glyph, start, top, color=colour, alignment="left")
 
     def _draw_panel(self, plot: CachedPlot, series: Series) -> None:
         plt = plot.plt
@@ -176,6 +247,7 @@ class ThroughputChart(Widget):
         top = robust_top([y for _, ys in shown for y in ys])
         axis = rate_axis(top.value * HEADROOM, intervals=max(1, min(5, (height - 4) // 2)))
         colour = self._colour(series.colour_variable)
+        self._draw_marks(plt, axis.top)
         for xs, ys in shown:
             plt.plot(xs, [min(y, axis.top) for y in ys], marker="braille", color=colour)
         note = "no data" if not shown else ""
