@@ -6,6 +6,10 @@ of those, the one server the store has the node of (several: the configured one,
 With `--fleet NAME` the servers are the fleet's: `PROFILE:` names one of them, and a target without it
 is shown on each of the fleet's servers that recorded it (JSON: `{"fleet", "servers": [...]}`; CSV: a
 `server` column first).
+
+Every point carries viewers (playback sessions: the last reading's, and the lowest and highest in it)
+and, where the store kept them (full resolution), the viewers per playback protocol; a tier's buckets
+keep only the total, and the output says so instead of printing zeros.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from omeconsole.core.config import ConfigError, Settings, load_settings
 from omeconsole.core.history.target import Target
 from omeconsole.core.text import visible
 from omeconsole.core.units import count, rate, size
+from omeconsole.model.audience import PLAYBACK
 
 if TYPE_CHECKING:  # the store's modules are imported when the command runs, not at every start
     from omeconsole.core.fleet.settings import FleetSettings
@@ -171,15 +176,33 @@ def _list(reader: HistoryReader, args: argparse.Namespace, now: float, out: IO[s
 
 
 _COLUMNS = ("time", "samples", "viewers", "viewers_min", "viewers_max", "rate_in_bps", "rate_out_bps",
-            "rate_out_max_bps", "bytes_in", "bytes_out", "total_in", "total_out")
+            "rate_out_max_bps", "bytes_in", "bytes_out", "total_in", "total_out",
+            *(f"viewers_{protocol}" for protocol in PLAYBACK))
+NOT_KEPT = "viewers per protocol: not kept at this resolution (only the total)"
 
 
-def _point_json(point: HistoryPoint) -> dict[str, Any]:
+def _point_json(point: HistoryPoint, protocols: dict[str, int] | None) -> dict[str, Any]:
     return {"time": _iso(point.at), "samples": point.samples, "viewers": point.viewers,
             "viewers_min": point.viewers_min, "viewers_max": point.viewers_max, "rate_in_bps": point.rate_in_bps,
             "rate_out_bps": point.rate_out_bps, "rate_out_max_bps": point.rate_out_max_bps,
             "bytes_in": point.bytes_in, "bytes_out": point.bytes_out, "total_in": point.total_in,
-            "total_out": point.total_out}
+            "total_out": point.total_out, "viewers_by_protocol": protocols}
+
+
+def _csv_row(point: HistoryPoint, protocols: dict[str, int] | None) -> dict[str, Any]:
+    row = _point_json(point, None)
+    del row["viewers_by_protocol"]
+    row.update({f"viewers_{protocol}": None if protocols is None else protocols[protocol] for protocol in PLAYBACK})
+    return {key: "" if value is None else value for key, value in row.items()}
+
+
+def _protocols(reader: HistoryReader, series: HistorySeries, now: float) -> list[dict[str, int] | None] | None:
+    """Each point's viewers per protocol; None when the points come from a tier (which keeps none)."""
+    from omeconsole.core.history.protocol_viewers import per_point
+
+    if series.source_step != 0:
+        return None
+    return per_point(series.points, reader.samples(series.server, series.path, series.start, series.end, now=now))
 
 
 def _show(reader: HistoryReader, servers: list[str], args: argparse.Namespace, start: float, end: float, now: float,
@@ -194,26 +217,37 @@ def _show(reader: HistoryReader, servers: list[str], args: argparse.Namespace, s
     for index, server in enumerate(servers):
         series = reader.series(server, target.path, start, end, step=args.step, now=now)
         summary = reader.summary(server, target.path)
+        protocols = _protocols(reader, series, now)
+        each = protocols or [None] * len(series.points)
         if args.json:
             documents.append({"server": server, "path": str(target.path), "from": _iso(start), "to": _iso(end),
                               "step": series.step, "source": series.source, "sampled_every": series.sampled_every,
+                              "viewers_by_protocol_kept": protocols is not None,
                               "summary": None if summary is None else _summary_json(summary),
-                              "points": [_point_json(p) for p in series.points]})
+                              "points": [_point_json(p, c) for p, c in zip(series.points, each, strict=True)]})
         elif writer is not None:
             lead = {"server": server} if fleet else {}
-            for point in series.points:
-                writer.writerow({**lead, **{k: ("" if v is None else v) for k, v in _point_json(point).items()}})
+            for point, counts in zip(series.points, each, strict=True):
+                writer.writerow({**lead, **_csv_row(point, counts)})
         else:
             if index:
                 print(file=out)
-            _print_text(series, summary, server, now, out)
+            _print_text(series, protocols, summary, server, now, out)
     if args.json:
         document = {"fleet": fleet, "servers": documents} if fleet else documents[0]
         print(json.dumps(document, ensure_ascii=True), file=out)
     return exit_codes.OK
 
 
-def _print_text(series: HistorySeries, summary: StreamSummary | None, server: str, now: float, out: IO[str]) -> None:
+def _protocols_text(counts: dict[str, int] | None) -> str:
+    """`llhls 12 · webrtc 3` (the protocols with viewers), `-` when nobody watched; "" when not known."""
+    if counts is None:
+        return ""
+    return " · ".join(f"{protocol} {counts[protocol]:,}" for protocol in PLAYBACK if counts[protocol]) or "-"
+
+
+def _print_text(series: HistorySeries, protocols: list[dict[str, int] | None] | None, summary: StreamSummary | None,
+                server: str, now: float, out: IO[str]) -> None:
     where = f"{visible(str(series.path))} on {visible(server)}"
     if summary is not None and summary.profile:
         where += f" (profile {visible(summary.profile)})"
@@ -224,10 +258,14 @@ def _print_text(series: HistorySeries, summary: StreamSummary | None, server: st
           f"(local time, {datetime.now().astimezone().strftime('%z')}), {resolution} from {series.source}, "
           f"{every}", file=out)
     precise = series.step is None
+    if protocols is None:
+        print(NOT_KEPT, file=out)
     print(f"{'time':<23}  {'viewers':>7}  {'peak':>7}  {'rate in':>11}  {'rate out':>11}  {'peak out':>11}  "
-          f"{'bytes in':>10}  {'bytes out':>10}", file=out)
+          f"{'bytes in':>10}  {'bytes out':>10}" + ("  viewers per protocol" if protocols is not None else ""),
+          file=out)
     gaps: list[HistoryPoint] = []
-    for point in (*series.points, None):
+    each = protocols or [None] * len(series.points)
+    for point, counts in (*zip(series.points, each, strict=True), (None, None)):
         if point is not None and point.gap:
             gaps.append(point)
             continue
@@ -239,6 +277,7 @@ def _print_text(series: HistorySeries, summary: StreamSummary | None, server: st
             break
         print(f"{_local(point.at, precise=precise):<23}  {count(point.viewers):>7}  {count(point.viewers_max):>7}  "
               f"{rate(point.rate_in_bps):>11}  {rate(point.rate_out_bps):>11}  {rate(point.rate_out_max_bps):>11}  "
-              f"{size(point.bytes_in):>10}  {size(point.bytes_out):>10}", file=out)
+              f"{size(point.bytes_in):>10}  {size(point.bytes_out):>10}"
+              + (f"  {_protocols_text(counts)}" if protocols is not None else ""), file=out)
     total_in, total_out = series.bytes_total()
     print(f"total moved in this range: {size(total_in)} in, {size(total_out)} out", file=out)

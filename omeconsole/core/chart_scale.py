@@ -8,6 +8,7 @@
 - `robust_top`: the top of the y axis. A moment's outlier (at most 5 % of the points, at least 1.5 times
   the rest) does not set the scale; it is drawn clipped at the top and named.
 - `rate_axis` / `time_axis`: round ticks (1-2-5 steps) with the unit on the axis.
+- `count_axis`: whole-number ticks (1-2-5 steps, never a fraction) for counts such as viewers.
 - `spark_levels`: the sparkline rule (see its docstring).
 """
 
@@ -138,6 +139,15 @@ def rate_axis(top: float, intervals: int) -> Axis:
     labels = [f"{tick / factor:.{decimals}f}" if tick else "0" for tick in ticks]
     labels[-1] = f"{labels[-1]} {unit}"
     return Axis(axis_top, ticks, labels)
+
+
+def count_axis(top: float, intervals: int) -> Axis:
+    """0 to a round whole top in 1-2-5 steps of at least 1 (a count has no halves); labels with thousands
+    separators ("1,200"). Nothing counted: the scale is 0 to 1."""
+    step = max(1.0, nice_step(top, intervals)) if top > 0 else 1.0
+    count = max(1, math.ceil(top / step - 1e-9))
+    ticks = [i * step for i in range(count + 1)]
+    return Axis(count * step, ticks, [f"{round(tick):,}" for tick in ticks])
 
 
 def time_axis(window: float, width: int, end: str = "now") -> Axis:

@@ -141,7 +141,7 @@ async def test_recorded_ended_streams_sit_in_their_applications_ended_group_in_t
     write(store, life, node=keynote, server=server, ended_at=start + 112 * 60 + 30, now=WALL.timestamp())
     clock = ParkingClock(wall_start=WALL)
     app = make_app(threaded_sim.api_url, clock, tmp_path, select=str(NEWS), history=HistorySettings(path=store))
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(160, 48)) as pilot:
         driver = Driver(pilot, clock, threaded_sim)
         await driver.warm_up(2)
         dashboard = app.screen

@@ -1,4 +1,4 @@
-"""Everything about one node: header with badges, bit-rate chart, sparklines, connection bars, totals,
+"""Everything about one node: header with badges, bit-rate chart, viewers chart, sparklines, connection bars, totals,
 and for a stream its source and tracks.
 
 Used by the dashboard (beside the tree) and by the full-screen node view. Widgets are composed once
@@ -30,6 +30,7 @@ from omeconsole.ui.widgets.rate_sparkline import RateSparkline
 from omeconsole.ui.widgets.stream_info_panel import StreamInfoPanel
 from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
 from omeconsole.ui.widgets.totals_panel import TotalsPanel
+from omeconsole.ui.widgets.viewers_series import viewers_chart
 
 WIDE_DETAIL = 120
 """From this width the totals and the source and tracks sit side by side."""
@@ -109,6 +110,7 @@ class NodeDetail(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="detail-header")
         yield ThroughputChart(id="detail-chart")
+        yield ThroughputChart(panels=1, id="detail-viewers")
         yield EventList(id="detail-events")
         with Vertical(id="detail-sparks"):
             yield RateSparkline("in", "rate-in", id="spark-in")
@@ -158,18 +160,23 @@ class NodeDetail(VerticalScroll):
         info.display = view.path.level == "stream"
         if info.display:
             info.show(view.info, last_known)
-        chart = self.query_one(ThroughputChart)
-        chart.end_at(last_known)
-        chart.window = window
-        self._show_events(chart, events, latest.at if latest else now)
+        chart, viewers = self.query_one("#detail-chart", ThroughputChart), self.query_one("#detail-viewers",
+                                                                                           ThroughputChart)
+        for each in (chart, viewers):
+            each.end_at(last_known)
+            each.window = window
+        self._show_events((chart, viewers), events, latest.at if latest else now)
         if key == self._drawn_at:
-            chart.flush(now, self._chart_gap)  # an update held back by its gap is drawn once the gap has passed
+            for each in (chart, viewers):  # an update held back by its gap is drawn once the gap has passed
+                each.flush(now, self._chart_gap)
             return
         same_node = self._drawn_at is not None and self._drawn_at[0] == view.path
         self._drawn_at = key
         # Another node's chart is drawn at once; the same node's new points may wait for the gap.
         series = chart_series(view, latest.at if latest else now, window)
         chart.set_series(series, now=now, min_gap=self._chart_gap if same_node else 0.0)
+        viewers.set_series([viewers_chart(view, latest.at if latest else now, window)], now=now,
+                           min_gap=self._chart_gap if same_node else 0.0)
         spark_in, spark_out = self.query_one("#spark-in", RateSparkline), self.query_one("#spark-out", RateSparkline)
         spark_in.show(series[0].ys, fresh=not same_node, xs=series[0].xs, window=window)
         spark_out.show(series[1].ys, fresh=not same_node, xs=series[1].xs, window=window)
@@ -185,9 +192,11 @@ class NodeDetail(VerticalScroll):
             bars.show(counts, fresh=not same_node)
         self.call_after_refresh(self._say_what_is_below)
 
-    def _show_events(self, chart: ThroughputChart, events: ShownEvents | None, reference: float) -> None:
-        """The events on the chart (against the instant its series are drawn against) and in the list."""
-        chart.set_events(chart_marks(events, reference) if events is not None else ())
+    def _show_events(self, charts: Sequence[ThroughputChart], events: ShownEvents | None, reference: float) -> None:
+        """The events on every chart (against the instant their series are drawn against) and in the list."""
+        marks = chart_marks(events, reference) if events is not None else ()
+        for chart in charts:
+            chart.set_events(marks)
         listed = self.query_one(EventList)
         if events is None:
             listed.display = False
@@ -236,7 +245,8 @@ class NodeDetail(VerticalScroll):
         return top + widget.outer_size.height
 
     def _panels(self) -> list[tuple[Widget, str]]:
-        return [(self.query_one("#detail-chart"), "chart"), (self.query_one(EventList), "events"),
+        return [(self.query_one("#detail-chart"), "chart"), (self.query_one("#detail-viewers"), "viewers chart"),
+                (self.query_one(EventList), "events"),
                 (self.query_one("#detail-sparks"), "sparklines"),
                 (self.query_one("#bars-in"), "inbound"), (self.query_one("#bars-out"), "outbound"),
                 (self.query_one(TotalsPanel), "totals"), (self.query_one(StreamInfoPanel), "source and tracks")]

@@ -1,4 +1,9 @@
-"""The bit-rate chart: each series (in, out) on a panel of its own, with its own scale, over a fixed window.
+"""The charts over time: each panel (bit rate in, bit rate out, viewers) with its own scale, over a fixed window.
+
+A panel is one `Series` (a panel of its own, titled by its label) or a `Panel` of several series drawn
+on one scale with a legend naming them (viewers per playback protocol). A series' axis is a bit rate
+(`RATE`: 1-2-5 ticks with the unit) or a count (`COUNT`: whole-number ticks, no clipping: a rise of
+viewers is news, not an outlier).
 
 Screens only call `set_series` (and `flush`) and set `window`; plotext (through textual-plotext) is an
 implementation detail of this file, so the drawing back end can be swapped without touching a screen.
@@ -24,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -38,6 +43,7 @@ from textual_plotext import PlotextPlot
 from omeconsole.core import units
 from omeconsole.core.chart_scale import (
     WINDOWS,
+    count_axis,
     downsample,
     rate_axis,
     robust_top,
@@ -49,6 +55,11 @@ from omeconsole.core.chart_scale import (
 CLIPPED_MARK = "▲"
 HEADROOM = 1.1
 """The axis reaches at least 10 % above the highest value it shows, so the line is not drawn on the frame."""
+PLOT_FRAME = 4
+"""Rows of a panel that are not its plot: the title, the frame's top and bottom, the time labels."""
+LEGEND_MARGIN = 5
+"""Columns of a legend's entry besides its label: the space before it, the line's sample and the spaces."""
+"""Rows of a panel that are not its plot: the title, the frame's top and bottom, the time labels."""
 
 
 def _title(label: str, window: float, note: str, width: int) -> str:
@@ -63,16 +74,46 @@ def _title(label: str, window: float, note: str, width: int) -> str:
     return next((name for name in names if cell_len(name) <= width - 2), short)
 
 
+AxisKind = Literal["rate", "count"]
+RATE: AxisKind = "rate"
+COUNT: AxisKind = "count"
+
+
 @dataclass(frozen=True)
 class Series:
     """One line: its name, x in seconds relative to now (negative = past, ascending), y in bits per
-    second (None where there is no rate: drawn as a gap)."""
+    second (`RATE`) or a count (`COUNT`), None where there is no value: drawn as a gap."""
 
     label: str
     xs: Sequence[float]
     ys: Sequence[float | None]
     colour_variable: str
     """A theme variable name (e.g. "rate-in"), resolved at draw time so theme switches apply."""
+    axis: AxisKind = RATE
+
+
+@dataclass(frozen=True)
+class Panel:
+    """Several series on one scale (the first one's axis kind), with a legend naming them."""
+
+    title: str
+    lines: tuple[Series, ...]
+    note: str = ""
+    """Said after the title (what the lines do not cover, e.g. per protocol only for the last 10 min)."""
+    legend: bool = True
+
+
+def _panel(item: Series | Panel) -> Panel:
+    return item if isinstance(item, Panel) else Panel(item.label, (item,), legend=False)
+
+
+def legend_top(peak: float, rows: int, entries: int) -> float:
+    """The lowest axis top that keeps a line reaching `peak` under a legend of `entries` rows (plotext
+    draws it in the plot's top left corner) on a plot `rows` rows tall: `peak` itself when there is no
+    room for both (the legend then covers the oldest few columns' tops)."""
+    if entries <= 0 or rows - entries < 2:
+        return peak
+    return peak * rows / (rows - entries)
 
 
 BAND_FILL = "░"
@@ -121,7 +162,7 @@ class CachedPlot(PlotextPlot):
 
 
 class ThroughputChart(Widget):
-    """`set_series([in, out])`: one panel per series, side by side."""
+    """`set_series([in, out])`: one panel per series (or `Panel`), side by side."""
 
     DEFAULT_CSS = """
     ThroughputChart { height: 1fr; layout: horizontal; }
@@ -135,7 +176,7 @@ class ThroughputChart(Widget):
     def __init__(self, *, panels: int = 2, **options: Any) -> None:
         super().__init__(**options)
         self._panels = panels
-        self._series: tuple[Series, ...] = ()
+        self._series: tuple[Panel, ...] = ()
         self._stale = True
         self._drawn_at = -math.inf
         self._ended: str | None = None
@@ -166,13 +207,13 @@ class ThroughputChart(Widget):
         self._stale = True
         self.flush()
 
-    def set_series(self, series: Sequence[Series], *, now: float | None = None, min_gap: float = 0.0) -> None:
+    def set_series(self, series: Sequence[Series | Panel], *, now: float | None = None, min_gap: float = 0.0) -> None:
         """Replace what is drawn; plotext rebuilds its picture on the next refresh of this widget only.
 
         With `now` (seconds, the caller's clock) and `min_gap`, the picture is rebuilt only if the
         last one is at least `min_gap` old; otherwise the series waits for a later `flush`.
         """
-        self._series = tuple(series)
+        self._series = tuple(_panel(item) for item in series)
         self._stale = True
         self.flush(now, min_gap)
 
@@ -234,31 +275,47 @@ class ThroughputChart(Widget):
                 plt.plot([start, end], [top, top], marker=BAND_FILL, color=colour, fillx=True)
                 plt.text(mark.style.glyph, start, top, color=colour, alignment="left")
 
-    def _draw_panel(self, plot: CachedPlot, series: Series) -> None:
+    def _draw_panel(self, plot: CachedPlot, panel: Panel) -> None:
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
         window = self.window
         width, height = max(20, plot.size.width), max(6, plot.size.height)
-        pieces = runs(series.xs, series.ys, -window, 0.0)
         # The y labels' width is not known before the axis is: size the columns for the widest one.
         columns = max(1, width - 12)
-        shown = [downsample(piece, -window, 0.0, columns) for piece in pieces]
-        top = robust_top([y for _, ys in shown for y in ys])
-        axis = rate_axis(top.value * HEADROOM, intervals=max(1, min(5, (height - 4) // 2)))
-        colour = self._colour(series.colour_variable)
+        shown = [[downsample(piece, -window, 0.0, columns) for piece in runs(line.xs, line.ys, -window, 0.0)]
+                 for line in panel.lines]
+        values = [y for pieces in shown for _, ys in pieces for y in ys]
+        intervals = max(1, min(5, (height - 4) // 2))
+        top = robust_top(values) if panel.lines[0].axis == RATE else None
+        if top is not None:
+            axis = rate_axis(top.value * HEADROOM, intervals)
+        else:
+            labels = [line.label for line, pieces in zip(panel.lines, shown, strict=True) if pieces and panel.legend]
+            # Only what is drawn in the legend's columns (the oldest part of the window) must stay under it.
+            legend_end = -window + window * (LEGEND_MARGIN + max(map(cell_len, labels), default=0)) / columns
+            under = max((y for pieces in shown for xs, ys in pieces for x, y in zip(xs, ys, strict=True)
+                         if x <= legend_end), default=0.0)
+            peak = max(values, default=0.0) * HEADROOM
+            axis = count_axis(max(peak, legend_top(under, height - PLOT_FRAME, len(labels))), intervals)
         self._draw_marks(plt, axis.top)
-        for xs, ys in shown:
-            plt.plot(xs, [min(y, axis.top) for y in ys], marker="braille", color=colour)
-        note = "no data" if not shown else ""
-        clipped = [x for xs, ys in shown for x, y in zip(xs, ys, strict=True) if y > axis.top]
-        if clipped and top.clipped_peak is not None:
+        for line, pieces in zip(panel.lines, shown, strict=True):
+            colour = self._colour(line.colour_variable)
+            for index, (xs, ys) in enumerate(pieces):
+                label = line.label if panel.legend and index == 0 else None
+                plt.plot(xs, [min(y, axis.top) for y in ys], marker="braille", color=colour, label=label)
+        note = "no data" if not values else ""
+        clipped = [x for pieces in shown for xs, ys in pieces for x, y in zip(xs, ys, strict=True) if y > axis.top]
+        if clipped and top is not None and top.clipped_peak is not None:
+            colour = self._colour(panel.lines[0].colour_variable)
             plt.scatter(clipped, [axis.top] * len(clipped), marker=CLIPPED_MARK, color=colour)
             note = f"{CLIPPED_MARK} peak {units.rate(top.clipped_peak)} off scale"
+        if panel.note:
+            note = f"{note} · {panel.note}" if note else panel.note
         plot_width = width - max(cell_len(label) for label in axis.labels) - 2
         if self._ended is not None:
             note = f"ended {self._ended}" + (f" · {note}" if note else "")
-        plt.title(_title(series.label, window, note, plot_width))
+        plt.title(_title(panel.title, window, note, plot_width))
         plt.ylim(0, axis.top)
         plt.yticks(axis.ticks, axis.labels)
         times = time_axis(window, plot_width, "now" if self._ended is None else "end")
