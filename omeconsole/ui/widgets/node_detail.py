@@ -61,26 +61,29 @@ def ended_clock(view: NodeView) -> str:
     return "time not known" if moment is None else moment.astimezone().strftime("%H:%M:%S")
 
 
-def header_line(view: NodeView, colours: dict[str, str], width: int | None) -> Text:
-    """`stream default/app/news  ● live  srt  21 viewers · 1 relay  in 2.97 Mb/s  out 66.40 Mb/s` in `width`
-    columns: the least useful parts go first (the level's word, the console's own reads, the other
-    connections, the input; see `badges.badge_parts`); when even the viewers or a rate would go, the path
-    gives way to the node's name (the tree or the breadcrumb says where it is)."""
+def header_line(view: NodeView, colours: dict[str, str], width: int | None, now: float | None = None) -> Text:
+    """`stream default/app/news  ● live  srt  21 viewers · 1 relay  in 2.97 Mb/s  out 66.40 Mb/s  up 3 min 05 s`
+    in `width` columns: the least useful parts go first (the level's word, the console's own reads, the
+    other connections, the input, the uptime; see `badges.badge_parts`); when even the viewers or a rate
+    would go, the path gives way to the node's name (the tree or the breadcrumb says where it is). `now`:
+    the screen's instant (a stream's uptime)."""
     level = Part(Text(LEVEL_WORDS[view.path.level], style=colours.get("muted", "")), 7)
     parts: list[Part] = []
     kept: set[int] = set()
     for shown in (str(view.path), view.path.name):
-        parts = [level, Part(name_text(shown, colours), 0, separator=" "), *badge_parts(view, colours, own=True)]
+        parts = [level, Part(name_text(shown, colours), 0, separator=" "),
+                 *badge_parts(view, colours, own=True, now=now)]
         kept = chosen(parts, width)
         if all(part.priority > ESSENTIAL for index, part in enumerate(parts) if index not in kept):
             break
     return joined(parts, kept)
 
 
-def header_text(view: NodeView, colours: dict[str, str], notes: Text | None, width: int | None = None) -> Text:
+def header_text(view: NodeView, colours: dict[str, str], notes: Text | None, width: int | None = None,
+                now: float | None = None) -> Text:
     """The header line fitted to `width` (see `header_line`), then the screen's notes and the node's error
     (each cut with `…` by the stylesheet)."""
-    header = header_line(view, colours, width)
+    header = header_line(view, colours, width, now)
     if notes:
         header.append("\n")
         header.append_text(notes)
@@ -102,7 +105,7 @@ class NodeDetail(VerticalScroll):
         self._drawn_at: tuple[object, ...] | None = None
         self._fold = ""
         self._header: Text | None = None
-        self._headed: tuple[NodeView, Text | None] | None = None
+        self._headed: tuple[NodeView, Text | None, float] | None = None
         """What the header was last made of: it is fitted again when the detail's width changes."""
 
     def compose(self) -> ComposeResult:
@@ -142,8 +145,8 @@ class NodeDetail(VerticalScroll):
         header (an ad break, alerts) the screen composed."""
         if not self.is_mounted or not self.display:
             return
-        self._headed = (view, notes)
-        self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width()))
+        self._headed = (view, notes, now)
+        self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width(), now))
         self.remove_class("-empty")
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme, window)
@@ -189,8 +192,8 @@ class NodeDetail(VerticalScroll):
         # Totals beside the source and tracks when there is room for both, one above the other otherwise.
         self.set_class(self.size.width >= WIDE_DETAIL, "-wide")
         if self._headed is not None:
-            view, notes = self._headed
-            self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width()))
+            view, notes, now = self._headed
+            self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width(), now))
         self.call_after_refresh(self._say_what_is_below)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:

@@ -9,7 +9,6 @@ reverses). The header names the sorted column with ▲ (ascending) or ▼ (desce
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from rich.segment import Segment
@@ -98,7 +97,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         super().__init__(**options)
         self._table = StreamTable(resort_every=resort_every)
         self._listing: Listing = {}
-        self._source = FactSource(_unknown, _no_ad, _no_alerts, 0.0, datetime.fromtimestamp(0, UTC))
+        self._source = FactSource(_unknown, _no_ad, _no_alerts, 0.0)
         self._cursor_path: NodePath | None = None
 
     # Data in -------------------------------------------------------------------------------------
