@@ -25,6 +25,7 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import Marks
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.open_requests import AskJump, OpenNode
+from omeconsole.ui.playback_source import playback_of
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.table_source import table_source
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
@@ -144,7 +145,7 @@ class DashboardScreen(LiveScreen):
             return
         live = self.live
         detail.show(live.chart_view(path), live.clock.monotonic(), live.options.chart_window,
-                    self._notes(path))
+                    self._notes(path), playback_of(live, path))
 
     def _notes(self, path: NodePath) -> Text | None:
         """The node's notes (ad breaks, alerts) and, for a stream that ended, its recorded life."""

@@ -27,6 +27,7 @@ from omeconsole.ui.badges import name_text, node_label
 from omeconsole.ui.messages import ClockTick
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.open_requests import OpenNode
+from omeconsole.ui.playback_source import playback_of
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.keyed_lists import KeyedOptionList
@@ -141,7 +142,8 @@ class NodeScreen(LiveScreen):
         live = self.live
         now = live.clock.monotonic()
         self.query_one(NodeDetail).show(live.chart_view(self.path), now, live.options.chart_window,
-                                        node_notes(live, self.path, self.app.theme_variables))
+                                        node_notes(live, self.path, self.app.theme_variables),
+                                        playback_of(live, self.path))
         self._refresh_children(changes.nodes)
 
     def _refresh_children(self, changed: frozenset[NodePath] | None) -> None:

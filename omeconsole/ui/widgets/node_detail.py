@@ -24,7 +24,9 @@ from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
 from omeconsole.ui.fitting import Part, chosen, joined
+from omeconsole.ui.playback_source import Playback
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
+from omeconsole.ui.widgets.playback_panel import PlaybackPanel
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
 from omeconsole.ui.widgets.stream_info_panel import StreamInfoPanel
 from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
@@ -120,6 +122,7 @@ class NodeDetail(VerticalScroll):
         with Horizontal(id="detail-lower"):
             yield TotalsPanel(id="detail-totals")
             yield StreamInfoPanel(id="detail-info")
+        yield PlaybackPanel(id="detail-playback")
         yield Static(id="detail-fold")
 
     def clear(self, message: str | Text) -> None:
@@ -140,9 +143,10 @@ class NodeDetail(VerticalScroll):
         self._header = text
         self.query_one("#detail-header", Static).update(text, layout=relayout)
 
-    def show(self, view: NodeView, now: float, window: float = WINDOWS[0], notes: Text | None = None) -> None:
+    def show(self, view: NodeView, now: float, window: float = WINDOWS[0], notes: Text | None = None,
+             playback: Playback | None = None) -> None:
         """`window`: seconds of history the chart and sparklines show, ending now; `notes`: a line under the
-        header (an ad break, alerts) the screen composed."""
+        header (an ad break, alerts) the screen composed; `playback`: a stream's playback URLs."""
         if not self.is_mounted or not self.display:
             return
         self._headed = (view, notes, now)
@@ -157,6 +161,9 @@ class NodeDetail(VerticalScroll):
         info.display = view.path.level == "stream"
         if info.display:
             info.show(view.info, last_known)
+        urls = self.query_one(PlaybackPanel)
+        urls.display = playback is not None and not ended
+        urls.show(playback)
         chart = self.query_one(ThroughputChart)
         chart.end_at(last_known)
         chart.window = window
@@ -227,4 +234,5 @@ class NodeDetail(VerticalScroll):
     def _panels(self) -> list[tuple[Widget, str]]:
         return [(self.query_one("#detail-chart"), "chart"), (self.query_one("#detail-sparks"), "sparklines"),
                 (self.query_one("#bars-in"), "inbound"), (self.query_one("#bars-out"), "outbound"),
-                (self.query_one(TotalsPanel), "totals"), (self.query_one(StreamInfoPanel), "source and tracks")]
+                (self.query_one(TotalsPanel), "totals"), (self.query_one(StreamInfoPanel), "source and tracks"),
+                (self.query_one(PlaybackPanel), "playback")]
