@@ -18,6 +18,7 @@ from omeconsole.core.nearest import Jump, JumpScope, nearest_paths
 from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
+from omeconsole.live.playback import playback_of
 from omeconsole.live.recorded_ended import REREAD_S, recorded_ended
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
@@ -25,7 +26,6 @@ from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import Marks
 from omeconsole.ui.node_notes import node_marks, node_notes
 from omeconsole.ui.open_requests import AskJump, OpenNode
-from omeconsole.ui.playback_source import playback_of
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.table_source import table_source
 from omeconsole.ui.widgets.fitted_footer import FittedFooter

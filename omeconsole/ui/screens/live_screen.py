@@ -25,6 +25,7 @@ from omeconsole.core.chart_scale import WINDOWS, window_label
 from omeconsole.core.export import write_history
 from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.polling.engine import EngineUpdate, Refresh
+from omeconsole.live.playback import playback_of
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
@@ -40,7 +41,6 @@ from omeconsole.ui.open_requests import (
     OpenSchedules,
     ShowExported,
 )
-from omeconsole.ui.playback_source import playback_of
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar, StatusLine
 

@@ -20,11 +20,11 @@ from textual.widgets import Static
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from omeconsole.core.chart_scale import WINDOWS
+from omeconsole.live.playback import Playback
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
 from omeconsole.ui.fitting import Part, chosen, joined
-from omeconsole.ui.playback_source import Playback
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
 from omeconsole.ui.widgets.playback_panel import PlaybackPanel
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline

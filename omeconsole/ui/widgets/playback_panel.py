@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from omeconsole.core.text import visible
-from omeconsole.ui.playback_source import Playback
+from omeconsole.live.playback import Playback
 
 TITLE = "playback (y copies)"
 
