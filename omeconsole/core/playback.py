@@ -6,8 +6,9 @@ From the stream info's playlists (`outputs[].playlists[]`), which the server lis
   default one, `master.m3u8` a configured one);
 - the HLS (MPEG-TS) publisher's default playlist (`hls_default`), and any playlist with `enableTsPackaging`:
   `<publisher>/<app>/<output>/ts:<file name>.m3u8`.
-What the API does not say is marked assumed: the thumbnail (`thumb.jpg`, only with an image output
-profile), WebRTC signalling (`ws(s)://<publisher host:port>/<app>/<output>`, only with the WebRTC
+What the API does not say is marked assumed: a `ts:` playlist when no `hls_default` playlist shows that
+the HLS publisher runs (TS packaging is served by it), the thumbnail (`thumb.jpg`, only with an image
+output profile), WebRTC signalling (`ws(s)://<publisher host:port>/<app>/<output>`, only with the WebRTC
 publisher on that port), and the default `llhls.m3u8` when the server listed no playlist at all.
 SRT playback (its port and stream id) cannot be told from the API and is not shown.
 
@@ -49,14 +50,17 @@ def playback_urls(publisher_url: str, path: NodePath, info: StreamInfo | None) -
     base = publisher_url.rstrip("/")
     app = _segment(path.app or "")
     urls: list[PlaybackUrl] = []
-    for playlist in info.playlists if info is not None else ():
+    playlists = info.playlists if info is not None else ()
+    hls_runs = any(playlist.name == HLS_DEFAULT for playlist in playlists)
+    for playlist in playlists:
         if not _FILE_NAME.fullmatch(playlist.file_name):
             continue
         folder = f"{base}/{app}/{_segment(playlist.output)}"
         if playlist.name != HLS_DEFAULT:
             urls.append(PlaybackUrl(f"LL-HLS {playlist.file_name}", f"{folder}/{playlist.file_name}.m3u8"))
         if playlist.name == HLS_DEFAULT or playlist.ts:
-            urls.append(PlaybackUrl(f"HLS (TS) {playlist.file_name}", f"{folder}/ts:{playlist.file_name}.m3u8"))
+            urls.append(PlaybackUrl(f"HLS (TS) {playlist.file_name}", f"{folder}/ts:{playlist.file_name}.m3u8",
+                                    assumed=not hls_runs))
     stream_folder = f"{base}/{app}/{_segment(path.name)}"
     if not urls:
         urls.append(PlaybackUrl("LL-HLS llhls", f"{stream_folder}/llhls.m3u8", assumed=True))

@@ -1,6 +1,7 @@
 """A stream's playback URLs in its detail and the copy key (`y`), against the real simulator: the URLs the
 simulator's publisher answers, the exact text in the app's clipboard and the notice saying it was sent,
-and a hostile stream name neither copied nor shown raw."""
+and a hostile stream name neither copied nor shown raw. (The URL rules against the real server's stream
+info, and an application without LL-HLS: tests/unit/test_uptime_playback.py.)"""
 
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ from ui_support import (
     threaded_sim,
 )
 
-from omeconsole.api.convert import stream_info_from_wire
-from omeconsole.core.playback import playback_urls
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
 from omeconsole.ui.screens.copy_picker import CopyPicker
@@ -105,18 +104,3 @@ async def test_a_hostile_stream_name_is_neither_copied_nor_shown_raw(
         assert app.clipboard == f"default/app/{encoded}"
         assert all("\x1b" not in notice and "\x07" not in notice for notice in notices(app))
 
-
-def test_an_app_without_ll_hls_gets_only_the_hls_url_and_what_is_assumed() -> None:
-    """The stream info of a server whose application runs the HLS publisher only (0.19's wire shape with only
-    its `hls_default` playlist): no LL-HLS URL is invented."""
-    info = stream_info_from_wire({
-        "name": "news", "input": {"createdTime": "2026-11-29T00:03:28.518+00:00", "sourceType": "Rtmp", "tracks": []},
-        "outputs": [{"name": "news", "tracks": [], "playlists": [
-            {"fileName": "playlist", "name": "hls_default", "options": {"enableTsPackaging": True}, "renditions": []},
-        ]}]}, "test")
-    urls = playback_urls("https://cdn.example.net:3334", NEWS, info)
-    assert [(u.label, u.url, u.assumed) for u in urls] == [
-        ("HLS (TS) playlist", "https://cdn.example.net:3334/app/news/ts:playlist.m3u8", False),
-        ("thumbnail", "https://cdn.example.net:3334/app/news/thumb.jpg", True),
-        ("WebRTC", "wss://cdn.example.net:3334/app/news", True),
-    ]
