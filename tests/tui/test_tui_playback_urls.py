@@ -8,6 +8,7 @@ from __future__ import annotations
 import urllib.request
 from pathlib import Path
 
+from textual.widgets._toast import Toast
 from ui_support import (
     Driver,
     ParkingClock,
@@ -31,11 +32,30 @@ HOSTILE = "evil\x1b]52;c;SGFjaw==\x07[b]x"
 
 
 def playback_text(app: ConsoleApp) -> str:
-    return shown(app.screen.query_one("#detail-playback"))
+    """The playback panel's URLs and labels, its border off and a URL folded over lines joined again."""
+    lines = shown(app.screen.query_one("#detail-playback")).splitlines()[1:-1]
+    cells = [line.strip("│ ") for line in lines]
+    joined: list[str] = []
+    for cell in cells:
+        if cell.startswith(("http", "ws", "publisher")) or "  " in cell or not joined:
+            joined.append(cell)
+        else:  # the rest of the URL above, folded
+            joined[-1] += cell
+    return "\n".join(joined)
 
 
 def notices(app: ConsoleApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    """The toasts on screen, as drawn."""
+    return [shown(toast) for toast in app.screen.query(Toast)]
+
+
+def said(app: ConsoleApp, words: str) -> bool:
+    """Whether a toast on screen says `words` (a long one wraps, at a space or inside a URL: the text is compared
+    without its spaces and line breaks, and without the toast's edge)."""
+    def squeezed(text: str) -> str:
+        return "".join(text.replace("▌", "").split())
+
+    return any(squeezed(words) in squeezed(notice) for notice in notices(app))
 
 
 async def test_the_detail_shows_the_urls_the_simulators_publisher_serves_and_y_sends_the_chosen_one(
@@ -43,7 +63,7 @@ async def test_the_detail_shows_the_urls_the_simulators_publisher_serves_and_y_s
     publisher = threaded_sim.running.publisher_url.rstrip("/")
     app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(NEWS), publisher_url=publisher,
                    follow_playlists=False, thumbnails=False)
-    async with app.run_test(size=(200, 60)) as pilot:
+    async with app.run_test(size=(200, 60), notifications=True) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(3)
         text = playback_text(app)
@@ -61,14 +81,14 @@ async def test_the_detail_shows_the_urls_the_simulators_publisher_serves_and_y_s
         await pilot.press("enter")  # the first choice: the stream's path
         await driver.until(lambda: not isinstance(app.screen, CopyPicker))
         assert app.clipboard == "default/app/news"
-        assert "sent to the terminal's clipboard (OSC 52): default/app/news" in notices(app)
+        await driver.until(lambda: said(app, "sent to the terminal's clipboard (OSC 52): default/app/news"))
 
         await pilot.press("y")
         await driver.until(lambda: isinstance(app.screen, CopyPicker))
         await pilot.press("j", "enter")  # the next: the LL-HLS playlist
         await driver.until(lambda: not isinstance(app.screen, CopyPicker))
         assert app.clipboard == llhls
-        assert f"sent to the terminal's clipboard (OSC 52): {llhls}" in notices(app)
+        await driver.until(lambda: said(app, f"sent to the terminal's clipboard (OSC 52): {llhls}"))
 
         await pilot.press("y")
         await driver.until(lambda: isinstance(app.screen, CopyPicker))
@@ -90,7 +110,7 @@ async def test_a_hostile_stream_name_is_neither_copied_nor_shown_raw(
     path = NodePath("default", "app", HOSTILE)
     app = make_app(threaded_sim.api_url, console_clock, tmp_path, select=str(path),
                    publisher_url="http://127.0.0.1:3333")
-    async with app.run_test(size=(200, 60)) as pilot:
+    async with app.run_test(size=(200, 60), notifications=True) as pilot:
         driver = Driver(pilot, console_clock, threaded_sim)
         await driver.warm_up(3)
         text = playback_text(app)
@@ -102,5 +122,6 @@ async def test_a_hostile_stream_name_is_neither_copied_nor_shown_raw(
         await pilot.press("enter")
         await driver.until(lambda: not isinstance(app.screen, CopyPicker))
         assert app.clipboard == f"default/app/{encoded}"
+        await driver.until(lambda: said(app, f"(OSC 52): default/app/{encoded}"))
         assert all("\x1b" not in notice and "\x07" not in notice for notice in notices(app))
 

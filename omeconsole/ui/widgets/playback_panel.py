@@ -34,11 +34,9 @@ class PlaybackPanel(Static):
         table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False, show_header=False, expand=False,
                       title=Text(f"publisher {visible(playback.publisher, 200)}{where}", style=muted, no_wrap=True,
                                  overflow="ellipsis"), title_justify="left")
-        table.add_column(no_wrap=True, style=muted)
-        table.add_column(no_wrap=True, overflow="ellipsis")
-        for url in playback.urls:
-            label = Text(url.label)
-            if url.assumed:
-                label.append(" (assumed)")
-            table.add_row(label, Text(url.url))
+        labels = [url.label + (" (assumed)" if url.assumed else "") for url in playback.urls]
+        table.add_column(no_wrap=True, style=muted, min_width=max(map(len, labels)))
+        table.add_column(overflow="fold")  # a URL is shown whole, folded over lines when the panel is narrow
+        for label, url in zip(labels, playback.urls, strict=True):
+            table.add_row(Text(label), Text(url.url))
         self.update(table)
