@@ -22,10 +22,17 @@ class PlaybackPanel(Static):
         self.border_title = TITLE
         self._shown: Playback | None = None
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # labels in muted
+
     def show(self, playback: Playback | None) -> None:
         if playback == self._shown:
             return
         self._shown = playback
+        self._draw()
+
+    def _draw(self) -> None:
+        playback = self._shown
         if playback is None:
             self.update("")
             return
