@@ -52,7 +52,7 @@ quick: $(STAMP)
 # (tests/sim/test_serve_browser.py, marker `browser`; in `test` too where Chromium is installed, skipped elsewhere),
 # then hls.js against the simulator (not in `test`).
 test-browser: $(STAMP)
-	$(BIN)/pytest -p no:cacheprovider -rs -m browser tests/sim/test_serve_browser.py
+	$(BIN)/pytest -p no:cacheprovider -rs -m browser tests/sim/test_serve_browser.py tests/sim/test_serve_browser_copy.py
 	$(BIN)/python tests/support/js/browser/browser_check.py
 
 # A real Prometheus scrapes the exporter (needs Debian's prometheus package: apt-get install -y prometheus;

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from omeconsole.api.errors import ProtocolError
-from omeconsole.model.readings import NodeStats, StreamInfo, TrackInfo
+from omeconsole.model.readings import NodeStats, PlaylistInfo, StreamInfo, TrackInfo
 
 MAX_COUNT = 2**63 - 1
 """The largest counter the server's 64-bit fields can hold; anything above is not a real reading."""
@@ -211,4 +211,27 @@ def stream_info_from_wire(raw: object, what: str) -> StreamInfo:
         tracks=tuple(_track(t, what) for t in tracks),
         outputs=tuple(o["name"] for o in outputs if isinstance(o, dict) and isinstance(o.get("name"), str))
         if isinstance(outputs, list) else (),
+        playlists=_playlists(outputs),
     )
+
+
+MAX_PLAYLISTS = 32
+"""Playlists kept of one stream's info (a server lists a handful; a hostile one is not followed further)."""
+
+
+def _playlists(outputs: object) -> tuple[PlaylistInfo, ...]:
+    """Each output's playlists as the server lists them; an entry without a name or file name is left out."""
+    found: list[PlaylistInfo] = []
+    for output in outputs if isinstance(outputs, list) else []:
+        if not isinstance(output, dict) or not isinstance(output.get("name"), str):
+            continue
+        playlists = output.get("playlists")
+        for raw in playlists if isinstance(playlists, list) else []:
+            if len(found) >= MAX_PLAYLISTS:
+                return tuple(found)
+            if not isinstance(raw, dict) or not _text(raw.get("fileName")) or not isinstance(raw.get("name"), str):
+                continue
+            options = raw.get("options")
+            ts = isinstance(options, dict) and options.get("enableTsPackaging") is True
+            found.append(PlaylistInfo(output["name"], raw["name"], raw["fileName"], ts))
+    return tuple(found)

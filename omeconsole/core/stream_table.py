@@ -20,12 +20,12 @@ import enum
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import NamedTuple
 
 from omeconsole.core import units
 from omeconsole.core.text import visible
 from omeconsole.core.tree_model import matches
+from omeconsole.core.uptime import uptime_s
 from omeconsole.model.nodes import STALLED_MARK, STATE_MARKS, Listing, NodeState, NodeView, is_stalled
 from omeconsole.model.paths import NodePath
 
@@ -106,7 +106,8 @@ class StreamFacts:
     rate_in_bps: float | None
     rate_out_bps: float | None
     uptime_s: float | None
-    """Since the server's `createdTime` of the stream's current life (None: ended, or never read)."""
+    """Since the server's `createdTime` of the stream's current life, on the server's clock (`core/uptime`);
+    None: ended, never read, or no honest figure."""
     ad: str | None
     """The ad board's mark for the stream (`AD 0:24`, a planned break), None when none."""
     alerts: int
@@ -121,25 +122,21 @@ class StreamFacts:
 
 @dataclass(frozen=True, slots=True)
 class FactSource:
-    """Where a row's figures come from: the engine's views, the ad board, the alerts, the clocks."""
+    """Where a row's figures come from: the engine's views, the ad board, the alerts, the screen's instant."""
 
     view_of: Callable[[NodePath], NodeView]
     ad_of: Callable[[NodePath], str | None]
     alerts_of: Callable[[NodePath], int]
     now: float
-    """The console's monotonic clock (data age)."""
-    wall: datetime
-    """The console's wall clock (uptime from the server's `createdTime`)."""
+    """The console's monotonic clock, one instant for the whole table (data age, uptime)."""
     reachable: bool = True
     """False while the server's link is down: its streams read stale (their figures are old), never live."""
 
     def facts(self, path: NodePath) -> StreamFacts:
         view = self.view_of(path)
-        current = view.current
-        created = current.stats.created if current is not None else None
-        uptime = None if created is None else max(0.0, (self.wall - created).total_seconds())
         facts = StreamFacts(path, view.state, is_stalled(view), _input(view), view.viewers, view.rate_in_bps,
-                            view.rate_out_bps, uptime, self.ad_of(path), self.alerts_of(path), view.age(self.now))
+                            view.rate_out_bps, uptime_s(view, self.now), self.ad_of(path), self.alerts_of(path),
+                            view.age(self.now))
         if not self.reachable and view.state in (NodeState.LIVE, NodeState.STALE):
             return replace(facts, state=NodeState.STALE, stalled=False)
         return facts
@@ -184,7 +181,7 @@ def cells(facts: StreamFacts, server: str = "") -> dict[Column, str]:
         Column.VIEWERS: "—" if ended else units.count(facts.viewers),
         Column.IN: "—" if ended else units.rate(facts.rate_in_bps),
         Column.OUT: "—" if ended else units.rate(facts.rate_out_bps),
-        Column.UPTIME: "—" if ended else units.age(facts.uptime_s),
+        Column.UPTIME: units.uptime(facts.uptime_s),
         Column.AD: visible(facts.ad, limit=12) if facts.ad else "",
         Column.ALERTS: f"⚑ {facts.alerts}" if facts.alerts else "",
         Column.AGE: units.age(facts.age_s),

@@ -60,6 +60,19 @@ def age(seconds: float | None) -> str:
     return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
+def uptime(seconds: float | None) -> str:
+    """How long a stream has been up: `45 s`, `12 min 05 s`, `3 h 04 min`, `2 d 03 h`; `—` when not known
+    (no `createdTime`, one after the server's own clock, an ended stream)."""
+    if seconds is None or seconds < 0:
+        return "—"
+    whole = int(seconds)
+    if whole < 3600:
+        return age(whole)
+    if whole < 86_400:
+        return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+    return f"{whole // 86_400} d {whole % 86_400 // 3600:02d} h"
+
+
 def timestamp(moment: datetime | None) -> str:
     """A server timestamp in the local time zone, to the second, with its offset."""
     if moment is None:

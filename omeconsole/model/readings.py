@@ -104,6 +104,20 @@ class TrackInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class PlaylistInfo:
+    """One playlist an output of the stream is published under (stream info `outputs[].playlists[]`)."""
+
+    output: str
+    """The output stream's name (the path segment its playback URLs use; server text)."""
+    name: str
+    """The playlist's name: `llhls_default` and `hls_default` are the LL-HLS and HLS publishers' own."""
+    file_name: str
+    """The file's name without `.m3u8` (`llhls`, `master`, `playlist`; server text)."""
+    ts: bool
+    """`enableTsPackaging`: the HLS (MPEG-TS) publisher serves it too, as `ts:<file name>.m3u8`."""
+
+
+@dataclass(frozen=True, slots=True)
 class StreamInfo:
     """What the server says about a stream's input (reference §3)."""
 
@@ -113,3 +127,5 @@ class StreamInfo:
     created: datetime | None
     tracks: tuple[TrackInfo, ...]
     outputs: tuple[str, ...] = ()
+    playlists: tuple[PlaylistInfo, ...] = ()
+    """What the server says each output is published as (not kept in the history store)."""

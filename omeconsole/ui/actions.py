@@ -132,6 +132,9 @@ _OWN = (
     ConsoleAction("replay_play_60x", "3", "replay_play(60)", "60x", V, "Replay: play a minute a second"),
     ConsoleAction("replay_pause", "p", "replay_pause", "Pause", V, "Replay: stop (or go on) where it is"),
     # App.
+    ConsoleAction("copy", "y", "copy", "Copy", V,
+                  "Send the stream's path or a playback URL to the terminal's clipboard (OSC 52)", levels=STREAM,
+                  show=False),  # the playback panel's title says it: the footer keeps its hints
     ConsoleAction("export", "e", "export", "Export", APP, "Write the node's history as CSV and JSON",
                   levels=ANY_NODE),
     ConsoleAction("alerts", "A", "alerts", "Alerts", APP, "The alerts of the [[alerts]] rules, firing and resolved",

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from omeconsole.core import units
 from omeconsole.core.text import visible_parts
+from omeconsole.core.uptime import uptime_s
 from omeconsole.model import audience
 from omeconsole.model.nodes import STALLED_MARK, STATE_MARKS, NodeState, NodeView, is_stalled
 from omeconsole.ui.fitting import Part, fitted
@@ -86,14 +87,17 @@ def own_text(view: NodeView) -> str:
     return f" (+{own} this console)" if own else ""
 
 
-def badge_parts(view: NodeView, colours: Mapping[str, str], *, own: bool = False) -> list[Part]:
+def badge_parts(view: NodeView, colours: Mapping[str, str], *, own: bool = False,
+                now: float | None = None) -> list[Part]:
     """`● live  rtmp  45 viewers  in 4.50 Mb/s  out 12.30 Mb/s` with theme colours (an ended node: no
     current figures, `○ ended  last seen 12:03:04, input was rtmp`; a rate the server's own figures
     contradict: `⚠` after it). `own`: say when the server also counted the console's own playlist reads
-    (the detail's header; rows show the audience).
+    (the detail's header; rows show the audience). `now`: the screen's instant, for a stream's uptime
+    (`up 12 min 05 s`, `up —` when the server's figures give none; `core/uptime`), shown only when given.
 
-    As parts (`ui/fitting`): the state and the viewers stay longest, then the rates (out before in); the
-    input, the other connections and the console's own reads go first when the row or header is narrow."""
+    As parts (`ui/fitting`): the state and the viewers stay longest, then the rates (out before in), then
+    the uptime; the input, the other connections and the console's own reads go first when the row or
+    header is narrow."""
     parts = [Part(view_state_text(view, colours), 0)]
     if view.state is NodeState.ENDED:  # no current figures: when it was last seen, what it was
         said = ended_text(view)
@@ -116,6 +120,8 @@ def badge_parts(view: NodeView, colours: Mapping[str, str], *, own: bool = False
         if direction in disagree:
             badge.append(" ⚠", style=colours.get("state-stale", ""))
         parts.append(Part(badge, 2))
+    if now is not None and view.path.level == "stream":
+        parts.append(Part(Text(f"up {units.uptime(uptime_s(view, now))}", style=muted), 3))
     return parts
 
 

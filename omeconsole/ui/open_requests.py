@@ -72,6 +72,13 @@ class AskJump(Message):
 
 
 @dataclass
+class AskCopy(Message):
+    """The copy picker (y): (what, text) pairs, the text built by the console (an encoded path or URL)."""
+
+    choices: list[tuple[str, str]]
+
+
+@dataclass
 class ShowExported(Message):
     """What an export (e) wrote, with its files."""
 

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.open_requests import (
+    AskCopy,
     AskJump,
     OpenAdBreak,
     OpenAdEvents,
@@ -76,6 +77,12 @@ class ScreenRoutes(App[None]):
         from omeconsole.ui.screens.jump_prompt import JumpPrompt  # only when asked
 
         self.push_screen(JumpPrompt(request.scope), request.answer)
+
+    @on(AskCopy)
+    def _ask_copy(self, request: AskCopy) -> None:
+        from omeconsole.ui.screens.copy_picker import CopyPicker  # only when asked
+
+        self.push_screen(CopyPicker(request.choices))
 
     @on(ShowExported)
     def _show_exported(self, request: ShowExported) -> None:

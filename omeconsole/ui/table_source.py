@@ -21,7 +21,6 @@ def table_source(live: LiveSession) -> FactSource:
     def alerts_of(path: NodePath) -> int:
         return len(firing_at(live.alerts, path)) if live.alerts is not None else 0
 
-    clock = live.clock
     engine = live.engine
-    return FactSource(engine.node, ad_of, alerts_of, clock.monotonic(), clock.wall(),
+    return FactSource(engine.node, ad_of, alerts_of, live.clock.monotonic(),
                       reachable=engine.connection.status == "connected")

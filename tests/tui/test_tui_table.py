@@ -68,9 +68,11 @@ def what_sorts(column: str, view: NodeView, app: ConsoleApp) -> float | str | No
             return view.rate_in_bps
         case "out":
             return view.rate_out_bps
-        case "uptime":
-            created = current.stats.created if current is not None else None
-            return None if created is None else (app.session.clock.wall() - created).total_seconds()
+        case "uptime":  # the server's own span (createdTime to its newest stamp), not the console's wall clock
+            if current is None or current.stats.created is None or current.stats.last_updated is None:
+                return None
+            return (max(current.stats.last_updated, current.stats.last_recv or current.stats.last_updated)
+                    - current.stats.created).total_seconds()
         case "age":
             return view.age(app.session.clock.monotonic())
         case _:

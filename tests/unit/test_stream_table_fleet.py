@@ -30,7 +30,7 @@ def source(states: dict[str, NodeState], *, reachable: bool = True) -> FactSourc
     def view_of(path: NodePath) -> NodeView:
         return NodeView(path, states.get(path.stream or "", NodeState.LIVE))
 
-    return FactSource(view_of, lambda _path: None, lambda _path: 0, 10.0, WALL, reachable=reachable)
+    return FactSource(view_of, lambda _path: None, lambda _path: 0, 10.0, reachable=reachable)
 
 
 def fleet(reachable: bool = True) -> tuple[dict[str, Listing], TableFacts]:

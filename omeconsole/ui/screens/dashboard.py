@@ -19,6 +19,7 @@ from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.stream_table import TableFacts
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
+from omeconsole.live.playback import playback_of
 from omeconsole.live.recorded_ended import REREAD_S, recorded_ended
 from omeconsole.live.session import LiveSession
 from omeconsole.model.nodes import Listing
@@ -152,7 +153,7 @@ class DashboardScreen(LiveScreen):
         live = self.live
         now = live.clock.monotonic()
         detail.show(live.chart_view(path), now, live.options.chart_window, self._notes(path),
-                    shown_events(live, path, now))
+                    shown_events(live, path, now), playback_of(live, path))
 
     def _notes(self, path: NodePath) -> Text | None:
         """The node's notes (ad breaks, alerts) and, for a stream that ended, its recorded life."""

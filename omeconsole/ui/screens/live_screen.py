@@ -25,6 +25,7 @@ from omeconsole.core.chart_scale import WINDOWS, window_label
 from omeconsole.core.export import write_history
 from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.polling.engine import EngineUpdate, Refresh
+from omeconsole.live.playback import playback_of
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
@@ -32,7 +33,14 @@ from omeconsole.ui.actions import applies, bindings
 from omeconsole.ui.adops.changes import AdOpsChanged
 from omeconsole.ui.engine_feed import EVERYTHING, NOTHING, EngineFeed, tick_into
 from omeconsole.ui.messages import AlertsChanged, ClockTick, EngineChanged
-from omeconsole.ui.open_requests import OpenAdBreak, OpenAdEvents, OpenAlerts, OpenSchedules, ShowExported
+from omeconsole.ui.open_requests import (
+    AskCopy,
+    OpenAdBreak,
+    OpenAdEvents,
+    OpenAlerts,
+    OpenSchedules,
+    ShowExported,
+)
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar, StatusLine
 
@@ -61,7 +69,7 @@ class LiveScreen(Screen[None]):
     # The footer shows them in this order: what acts on the selected stream first.
     BINDINGS = bindings("cue_out", "cue_in", "id3", "ad_break", "pause", "refresh", "chart_window", "export",
                         "ad_events", "alerts", "interval_longer", "interval_shorter", "chart_window_back",
-                        "schedules")
+                        "schedules", "copy")
 
     def __init__(self, live: LiveSession) -> None:
         super().__init__()
@@ -303,6 +311,12 @@ class LiveScreen(Screen[None]):
                         markup=False)
             return
         self.post_message(ShowExported(str(path), written))
+
+    def action_copy(self) -> None:
+        """`y`: the selected stream's path and playback URLs, to choose the one sent to the clipboard."""
+        playback = playback_of(self.live, self.selected_path())
+        if playback is not None:
+            self.post_message(AskCopy(playback.choices()))
 
     def action_cue_out(self) -> None:
         self._ad_flow(adops_seam.cue_out_flow)

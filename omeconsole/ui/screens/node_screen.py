@@ -20,6 +20,7 @@ from omeconsole.api.publisher import PublisherReader
 from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.thumbnails.follow import ThumbnailFollower
 from omeconsole.core.tree_model import TreeArranger
+from omeconsole.live.playback import playback_of
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
@@ -143,7 +144,7 @@ class NodeScreen(LiveScreen):
         now = live.clock.monotonic()
         self.query_one(NodeDetail).show(live.chart_view(self.path), now, live.options.chart_window,
                                         node_notes(live, self.path, self.app.theme_variables),
-                                        shown_events(live, self.path, now))
+                                        shown_events(live, self.path, now), playback_of(live, self.path))
         self._refresh_children(changes.nodes)
 
     def _refresh_children(self, changed: frozenset[NodePath] | None) -> None:

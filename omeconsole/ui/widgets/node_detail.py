@@ -20,12 +20,14 @@ from textual.widgets import Static
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from omeconsole.core.chart_scale import WINDOWS
+from omeconsole.live.playback import Playback
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
 from omeconsole.ui.fitting import Part, chosen, joined
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
 from omeconsole.ui.widgets.event_list import EventList, ShownEvents, chart_marks
+from omeconsole.ui.widgets.playback_panel import PlaybackPanel
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
 from omeconsole.ui.widgets.stream_info_panel import StreamInfoPanel
 from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
@@ -63,26 +65,29 @@ def ended_clock(view: NodeView) -> str:
     return "time not known" if moment is None else moment.astimezone().strftime("%H:%M:%S")
 
 
-def header_line(view: NodeView, colours: dict[str, str], width: int | None) -> Text:
-    """`stream default/app/news  ● live  srt  21 viewers · 1 relay  in 2.97 Mb/s  out 66.40 Mb/s` in `width`
-    columns: the least useful parts go first (the level's word, the console's own reads, the other
-    connections, the input; see `badges.badge_parts`); when even the viewers or a rate would go, the path
-    gives way to the node's name (the tree or the breadcrumb says where it is)."""
+def header_line(view: NodeView, colours: dict[str, str], width: int | None, now: float | None = None) -> Text:
+    """`stream default/app/news  ● live  srt  21 viewers · 1 relay  in 2.97 Mb/s  out 66.40 Mb/s  up 3 min 05 s`
+    in `width` columns: the least useful parts go first (the level's word, the console's own reads, the
+    other connections, the input, the uptime; see `badges.badge_parts`); when even the viewers or a rate
+    would go, the path gives way to the node's name (the tree or the breadcrumb says where it is). `now`:
+    the screen's instant (a stream's uptime)."""
     level = Part(Text(LEVEL_WORDS[view.path.level], style=colours.get("muted", "")), 7)
     parts: list[Part] = []
     kept: set[int] = set()
     for shown in (str(view.path), view.path.name):
-        parts = [level, Part(name_text(shown, colours), 0, separator=" "), *badge_parts(view, colours, own=True)]
+        parts = [level, Part(name_text(shown, colours), 0, separator=" "),
+                 *badge_parts(view, colours, own=True, now=now)]
         kept = chosen(parts, width)
         if all(part.priority > ESSENTIAL for index, part in enumerate(parts) if index not in kept):
             break
     return joined(parts, kept)
 
 
-def header_text(view: NodeView, colours: dict[str, str], notes: Text | None, width: int | None = None) -> Text:
+def header_text(view: NodeView, colours: dict[str, str], notes: Text | None, width: int | None = None,
+                now: float | None = None) -> Text:
     """The header line fitted to `width` (see `header_line`), then the screen's notes and the node's error
     (each cut with `…` by the stylesheet)."""
-    header = header_line(view, colours, width)
+    header = header_line(view, colours, width, now)
     if notes:
         header.append("\n")
         header.append_text(notes)
@@ -104,7 +109,7 @@ class NodeDetail(VerticalScroll):
         self._drawn_at: tuple[object, ...] | None = None
         self._fold = ""
         self._header: Text | None = None
-        self._headed: tuple[NodeView, Text | None] | None = None
+        self._headed: tuple[NodeView, Text | None, float] | None = None
         """What the header was last made of: it is fitted again when the detail's width changes."""
 
     def compose(self) -> ComposeResult:
@@ -121,6 +126,7 @@ class NodeDetail(VerticalScroll):
         with Horizontal(id="detail-lower"):
             yield TotalsPanel(id="detail-totals")
             yield StreamInfoPanel(id="detail-info")
+        yield PlaybackPanel(id="detail-playback")
         yield Static(id="detail-fold")
 
     def clear(self, message: str | Text) -> None:
@@ -142,14 +148,14 @@ class NodeDetail(VerticalScroll):
         self.query_one("#detail-header", Static).update(text, layout=relayout)
 
     def show(self, view: NodeView, now: float, window: float = WINDOWS[0], notes: Text | None = None,
-             events: ShownEvents | None = None) -> None:
+             events: ShownEvents | None = None, playback: Playback | None = None) -> None:
         """`window`: seconds of history the chart and sparklines show, ending now; `notes`: a line under the
         header (an ad break, alerts) the screen composed; `events`: what happened to the node (on the chart
-        and listed under it)."""
+        and listed under it); `playback`: a stream's playback URLs."""
         if not self.is_mounted or not self.display:
             return
-        self._headed = (view, notes)
-        self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width()))
+        self._headed = (view, notes, now)
+        self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width(), now))
         self.remove_class("-empty")
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme, window)
@@ -160,6 +166,9 @@ class NodeDetail(VerticalScroll):
         info.display = view.path.level == "stream"
         if info.display:
             info.show(view.info, last_known)
+        urls = self.query_one(PlaybackPanel)
+        urls.display = playback is not None and not ended
+        urls.show(playback)
         chart, viewers = self.query_one("#detail-chart", ThroughputChart), self.query_one("#detail-viewers",
                                                                                            ThroughputChart)
         for each in (chart, viewers):
@@ -212,8 +221,8 @@ class NodeDetail(VerticalScroll):
         # Totals beside the source and tracks when there is room for both, one above the other otherwise.
         self.set_class(self.size.width >= WIDE_DETAIL, "-wide")
         if self._headed is not None:
-            view, notes = self._headed
-            self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width()))
+            view, notes, now = self._headed
+            self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width(), now))
         self.call_after_refresh(self._say_what_is_below)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
@@ -249,4 +258,5 @@ class NodeDetail(VerticalScroll):
                 (self.query_one(EventList), "events"),
                 (self.query_one("#detail-sparks"), "sparklines"),
                 (self.query_one("#bars-in"), "inbound"), (self.query_one("#bars-out"), "outbound"),
-                (self.query_one(TotalsPanel), "totals"), (self.query_one(StreamInfoPanel), "source and tracks")]
+                (self.query_one(TotalsPanel), "totals"), (self.query_one(StreamInfoPanel), "source and tracks"),
+                (self.query_one(PlaybackPanel), "playback")]

@@ -14,7 +14,6 @@ selects first (the same path on an origin and an edge is two rows).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from rich.segment import Segment
@@ -108,8 +107,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         super().__init__(**options)
         self._table = StreamTable(resort_every=resort_every)
         self._listings: Mapping[str, Listing] = {}
-        self._facts = TableFacts.single(
-            FactSource(_unknown, _no_ad, _no_alerts, 0.0, datetime.fromtimestamp(0, UTC)))
+        self._facts = TableFacts.single(FactSource(_unknown, _no_ad, _no_alerts, 0.0))
         self._server_width = 0
         self._cursor_row: TableRow | None = None
         self.home = ""

@@ -1,0 +1,49 @@
+"""A stream's playback URLs (`core/playback`), under its detail: what each is, the URL, and which of them the
+server's API did not confirm (`assumed`). The URLs are built percent-encoded, so nothing here is raw server
+text; `y` offers them to the terminal's clipboard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from omeconsole.core.text import visible
+from omeconsole.live.playback import Playback
+
+TITLE = "playback (y copies)"
+
+
+class PlaybackPanel(Static):
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.border_title = TITLE
+        self._shown: Playback | None = None
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # labels in muted
+
+    def show(self, playback: Playback | None) -> None:
+        if playback == self._shown:
+            return
+        self._shown = playback
+        self._draw()
+
+    def _draw(self) -> None:
+        playback = self._shown
+        if playback is None:
+            self.update("")
+            return
+        muted = self.app.theme_variables.get("muted", "")
+        where = "" if playback.configured else " (not configured: the API's host on the default port, 3333)"
+        table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False, show_header=False, expand=False,
+                      title=Text(f"publisher {visible(playback.publisher, 200)}{where}", style=muted, no_wrap=True,
+                                 overflow="ellipsis"), title_justify="left")
+        labels = [url.label + (" (assumed)" if url.assumed else "") for url in playback.urls]
+        table.add_column(no_wrap=True, style=muted, min_width=max(map(len, labels)))
+        table.add_column(overflow="fold")  # a URL is shown whole, folded over lines when the panel is narrow
+        for label, url in zip(labels, playback.urls, strict=True):
+            table.add_row(Text(label), Text(url.url))
+        self.update(table)
