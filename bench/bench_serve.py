@@ -91,11 +91,11 @@ def _cpu_s(pids: list[int]) -> float:
     return total / TICKS
 
 
-def _wait(page: Page, condition: object, limit_s: float = 120.0) -> None:
+def _wait(page: Page, condition: object, limit_s: float = 120.0, what: str = "its first screen") -> None:
     deadline = time.monotonic() + limit_s
     while not condition():  # type: ignore[operator]
         if time.monotonic() > deadline:
-            raise SystemExit("the console never showed its first screen")
+            raise SystemExit(f"the console never showed {what}")
         page.wait_for_timeout(20)
 
 
@@ -147,8 +147,9 @@ def _measure(pages_count: int, window: float, select: list[str], environment: di
                 _wait(page, lambda screen=screen: screen.shows("news"))
                 firsts.append(time.monotonic() - started)
                 if opened is not None:
+                    page.focus(".xterm-helper-textarea")  # the keyboard goes to the terminal, as after a click on it
                     page.keyboard.press("Enter")
-                    _wait(page, lambda screen=screen, opened=opened: screen.shows(opened))
+                    _wait(page, lambda screen=screen, opened=opened: screen.shows(opened), what=repr(opened))
                 pages.append(page)
                 received.append(screen)
             pids = _tree(serve.pid)
