@@ -83,7 +83,9 @@ def launch(variant: str, flag: str, seconds: float, start_simulator: Starter) ->
     screen = display.Display(name)
     try:
         _wait_for(log, b"news")
-        _press_return(screen)
+        while b"esc" not in log.read_bytes():  # Enter again every 5 s: a key sent while xterm maps its window is lost
+            _press_return(screen)
+            time.sleep(5.0)
         _wait_for(log, "picture · sixel".encode() if not flag else b"esc")
         pid = _child(_child(xterm.pid, "script"), "omeconsole")
         time.sleep(3.0)  # the view settles (a benchmark, not a test: the window is measured in real time)

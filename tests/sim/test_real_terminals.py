@@ -219,7 +219,8 @@ def test_the_stream_view_draws_the_servers_picture(terminal: str, x_screen: XScr
         sim.advance(2)
         served = _fetch_thumbnail(sim)
         with _console_in(argv([]), x_screen, sim, tmp_path) as text:
-            _until("the tree with the news stream", lambda: True if "news" in text.text() else None, text.text)
+            _until("the tree with the news stream", lambda: True if "news" in text.text() else None,
+                   lambda: f"{text.text()}\nthe terminal said: {(tmp_path / 'terminal.log').read_text()[-2000:]}")
             pressed = [0.0]
 
             def stream_view_open() -> bool | None:
