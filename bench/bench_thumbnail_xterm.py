@@ -7,6 +7,7 @@ The console's own process is measured: CPU over the window from /proc, peak RSS 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -47,6 +48,19 @@ def _child(parent: int, name: str) -> int:
             if int(stat.rsplit(")", 1)[1].split()[1]) == parent and name in stat.split(")", 1)[0]:
                 return int(entry.name)
     raise SystemExit(f"no {name} under {parent}")
+
+
+def _descendants(pid: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
 
 
 def _cpu_s(pid: int) -> float:
@@ -96,7 +110,11 @@ def launch(variant: str, flag: str, seconds: float, start_simulator: Starter) ->
         return cpu, int(match.group(1)) / 1024 if match else float("nan")
     finally:
         screen.close()
-        os.killpg(xterm.pid, signal.SIGTERM)
+        # xterm, `script` and the console each lead a session: each is signalled by its id (script waits for
+        # the console, which would outlive a signal to xterm's group).
+        for pid in [xterm.pid, *_descendants(xterm.pid)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
         xterm.wait(timeout=30)
         xvfb.terminate()
         xvfb.wait(timeout=30)

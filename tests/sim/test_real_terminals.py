@@ -13,6 +13,7 @@ placeholders, so the console must fall back to half blocks there; from 0.28 on i
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -31,7 +32,7 @@ import httpx
 import pyte
 import pytest
 from PIL import Image, ImageChops, ImageStat
-from test_serve import TOKEN, serve_environment
+from test_serve import TOKEN, descendants, serve_environment
 from ui_support import ThreadedSimulator
 
 pytestmark = [pytest.mark.terminal, pytest.mark.slow]
@@ -161,8 +162,31 @@ def _console_in(terminal: list[str], screen: XScreen, sim: ThreadedSimulator, ho
     try:
         yield ScreenText(log)
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
+        _end(process)
+
+
+def _end(terminal: subprocess.Popen[bytes]) -> None:
+    """The terminal, `script` and the console each lead a session of their own: the console would outlive a
+    signal to the terminal's group (`script` waits for it), so every one of them is signalled by its id."""
+    processes = [terminal.pid, *descendants(terminal.pid)]
+    for pid in processes:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    terminal.wait(timeout=30)
+    ends = time.monotonic() + 30
+    while (alive := [pid for pid in processes if Path(f"/proc/{pid}").exists() and not _zombie(pid)]) and \
+            time.monotonic() < ends:
+        time.sleep(0.1)
+    for pid in alive:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return False
 
 
 def _picture_box(shot: Image.Image, block: int = 4) -> tuple[int, int, int, int] | None:
