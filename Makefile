@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test quick test-browser test-integration test-real-ome lint typecheck suite simulator bench clean lock pictures
+.PHONY: demo test quick test-browser test-terminal test-integration test-real-ome lint typecheck suite simulator bench clean lock pictures
 
 # requirements.lock pins every package `.[dev]` installs (the simulator's extra included), as constraints:
 # CI and every developer get the same versions. `make lock` writes it anew from a fresh resolution.
@@ -54,6 +54,12 @@ quick: $(STAMP)
 test-browser: $(STAMP)
 	$(BIN)/pytest -p no:cacheprovider -rs -m browser tests/sim/test_serve_browser.py tests/sim/test_serve_browser_copy.py
 	$(BIN)/python tests/support/js/browser/browser_check.py
+
+# In real terminals under Xvfb (needs apt-get install xvfb xterm kitty): the stream view's picture drawn with Sixel in
+# xterm and what kitty allows, checked on screenshots (tests/sim/test_real_terminals.py, marker `terminal`; in `test`
+# too where Xvfb is installed, skipped elsewhere; about a minute a terminal).
+test-terminal: $(STAMP)
+	$(BIN)/pytest -p no:cacheprovider -rs -m terminal tests/sim/test_real_terminals.py
 
 # A real Prometheus scrapes the exporter (needs Debian's prometheus package: apt-get install -y prometheus;
 # skipped, saying why, without it); about 90 s of real time. Not in `test`.

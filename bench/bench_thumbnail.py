@@ -6,7 +6,13 @@ view, and the window opens 3 s later. "picture" reads and draws the thumbnail on
 textual-image finds neither Sixel nor Kitty graphics: half blocks); "no picture" is the same launch with
 `--no-thumbnails`. The two alternate their order each round; medians are printed.
 
-    .venv/bin/python bench/bench_thumbnail.py [--seconds 20] [--rounds 2]
+    .venv/bin/python bench/bench_thumbnail.py [--seconds 20] [--rounds 2] [--terminal xterm]
+
+`--terminal xterm`: the same two launches in a real xterm (as a VT340, 160x50) under an Xvfb of its own, where
+the picture is Sixel (textual-image encodes it in the console's process once a second); the console runs
+under `script`, whose log says when the tree and then the stream view are drawn (Enter is an XTEST key
+press). CPU is the console's process over the window (/proc), peak RSS its VmHWM. Needs Xvfb, xterm and
+python-xlib (make test-terminal's).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import bench_thumbnail_xterm
 import bench_tui
 from bench_tui import BIN, TOKEN, Launch, Plan, Window, run_in_tmux
 
@@ -63,7 +70,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--terminal", choices=("tmux", "xterm"), default="tmux")
     args = parser.parse_args()
+    if args.terminal == "xterm":
+        return bench_thumbnail_xterm.main(args.seconds, args.rounds, VARIANTS, _start_simulator)
     if shutil.which("tmux") is None:
         print("bench_thumbnail: tmux is needed", file=sys.stderr)
         return 2

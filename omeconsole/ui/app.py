@@ -46,6 +46,7 @@ from omeconsole.ui.screen_routes import ScreenRoutes
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.status import status_line
+from omeconsole.ui.terminal_graphics import ask_terminal
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
 
 REDRAW_GAP = 0.9
@@ -95,8 +96,10 @@ class ConsoleApp(ScreenRoutes):
         super().__init__()
         if settings.thumbnails:
             # textual-image asks the terminal how it can draw pictures when it is imported, which works only
-            # before Textual reads the terminal's input: the stream view's picture module is loaded now.
+            # before Textual reads the terminal's input: the stream view's picture module is loaded now. Then the
+            # console asks in its own way, waiting for the answers (ui/terminal_graphics.py).
             importlib.import_module("omeconsole.ui.widgets.thumbnail_view")
+            ask_terminal()
         self.settings = settings
         self.clock = clock
         self._connector = connector

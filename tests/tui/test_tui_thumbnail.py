@@ -68,6 +68,8 @@ async def test_the_stream_view_shows_the_live_picture(quiet_ui: None, console_cl
             await _open(app, driver, UNWATCHED)
             assert await _caption_matches(app, driver, "^picture live$")
             assert _bytes_out(sim, UNWATCHED) > 0  # the reads went to the server's thumbnail publisher
+            # No terminal behind Pilot to ask: the title says the picture is half blocks, not pixels.
+            assert app.screen.query_one(ThumbnailView).border_title == "picture · half blocks"
             picture = _picture(app)
             assert picture.display and picture.size.width > 0
             assert picture.image is not None and picture.image.size == (320, 180)  # type: ignore[attr-defined]

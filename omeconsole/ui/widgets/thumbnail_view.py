@@ -1,8 +1,9 @@
 """The selected stream's picture in the stream view, and a line that says whether it is alive.
 
-Drawn with the best method the terminal has: Kitty graphics or Sixel where textual-image found them when it
-was imported (it asks the terminal once, before Textual takes the screen), half blocks everywhere else,
-the browser included. Only pixels reach it: the image given to the drawing library is built here from the
+Drawn with the best method the terminal has: Sixel or Kitty graphics where the terminal said so when the
+console started (ui/terminal_graphics.py), half blocks everywhere else, the browser included; the panel's
+title says which ("picture · sixel"), so an operator knows whether the pixels are the server's or a
+two-pixels-a-cell approximation. Only pixels reach it: the image given to the drawing library is built here from the
 decoded RGB bytes (core/thumbnails/decode.py), so nothing else of the server's file is ever written out.
 The caption says "frozen 0:12" once the picture has not changed for the configured time, "black" (or
 "uniform") when it is one flat colour, and why there is no picture when there is none.
@@ -16,19 +17,15 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
-from textual_image.renderable import Image as DetectedRenderable
-from textual_image.renderable import SixelImage as SixelRenderable
-from textual_image.renderable import TGPImage as TGPRenderable
-from textual_image.widget import HalfcellImage
-from textual_image.widget import Image as BestImage
+from textual_image.widget import HalfcellImage, TGPImage
 
 from omeconsole.core.text import visible
 from omeconsole.core.thumbnails.decode import Picture
 from omeconsole.core.thumbnails.watch import Verdict
+from omeconsole.ui.terminal_graphics import GraphicsMethod, known_method
+from omeconsole.ui.widgets.sixel_picture import SixelPicture
 
-GRAPHICS = DetectedRenderable in (SixelRenderable, TGPRenderable)
-"""The terminal draws real pixels (Sixel or Kitty graphics); else half blocks."""
-_PictureWidget: type[Widget] = BestImage if GRAPHICS else HalfcellImage
+_WIDGETS: dict[GraphicsMethod, type[Widget]] = {"sixel": SixelPicture, "kitty": TGPImage, "half blocks": HalfcellImage}
 NOTE_LIMIT = 160
 
 
@@ -60,12 +57,16 @@ class ThumbnailView(Vertical):
     ThumbnailView.-blank #thumbnail-picture { display: none; }
     """
 
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
+        super().__init__(id=id)
+        self.method: GraphicsMethod = known_method()
+
     def compose(self) -> ComposeResult:
-        yield _PictureWidget(id="thumbnail-picture")
+        yield _WIDGETS[self.method](id="thumbnail-picture")
         yield Static(id="thumbnail-caption")
 
     def on_mount(self) -> None:
-        self.border_title = "picture"
+        self.border_title = f"picture · {self.method}"
         self.set_class(True, "-blank")
 
     def show(self, picture: Picture | None, verdict: Verdict | None, note: str) -> None:
