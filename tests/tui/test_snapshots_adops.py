@@ -1,5 +1,5 @@
-"""SVG snapshots of every ad-ops screen and dialog at 80x24, 120x40, 160x48 and 200x60 in the dark theme,
-and at 120x40 in the light theme (a theme changes colours only, the layout is the dark one's).
+"""SVG snapshots of every ad-ops screen and dialog (cue-out, cue-in, ID3 metadata and their confirmations) at
+80x24, 120x40, 160x48 and 200x60 in the dark and the light theme.
 
 One simulator per module (per test worker), warmed and then frozen: at its "now" the stream `news`
 is ten seconds into a 60 s break and `sports` has none. Nothing here sends: each snapshot is a fresh
@@ -38,7 +38,7 @@ __all__ = ["quiet_ui"]
 ON_AIR = NodePath("default", "app", "news")
 IDLE = NodePath("default", "app", "sports")
 SIZES = {"80x24": (80, 24), "120x40": (120, 40), "160x48": (160, 48), "200x60": (200, 60)}
-PICTURES = [("ome-dark", size) for size in SIZES] + [("ome-light", "120x40")]
+PICTURES = [(theme, size) for theme in ("ome-dark", "ome-light") for size in SIZES]
 SnapCompare = Callable[..., bool]
 Prepare = Callable[[Pilot[Any], Rig, FakeClock], Awaitable[None]]
 
@@ -145,6 +145,22 @@ async def id3_dialog(pilot: Pilot[Any], rig: Rig, clock: FakeClock) -> None:
     await pilot.press("ctrl+n")  # a second frame row, focused
 
 
+async def cue_in_confirm(pilot: Pilot[Any], rig: Rig, clock: FakeClock) -> None:
+    await _read(rig, ON_AIR)  # a break on air: "End the ad break now?", no warning
+    await pilot.press("i")
+    await _until(pilot, ConfirmSend)
+
+
+async def id3_confirm(pilot: Pilot[Any], rig: Rig, clock: FakeClock) -> None:
+    await pilot.press("m")
+    await _until(pilot, Id3Dialog)
+    dialog = pilot.app.screen
+    dialog.query_one("#info-0", Input).value = "adId"
+    dialog.query_one("#data-0", Input).value = "spot-7"
+    await pilot.press("ctrl+s")
+    await _until(pilot, ConfirmSend)
+
+
 async def events(pilot: Pilot[Any], rig: Rig, clock: FakeClock) -> None:
     await pilot.press("E")
     await _until(pilot, AdEventsScreen)
@@ -158,7 +174,9 @@ SCREENS: dict[str, tuple[Prepare, NodePath, bool]] = {
     "cue-out-dialog": (cue_out_dialog, IDLE, False),
     "cue-out-confirm": (cue_out_confirm, IDLE, False),
     "cue-in-warning": (cue_in_warning, IDLE, False),
+    "cue-in-confirm": (cue_in_confirm, ON_AIR, False),
     "id3-dialog": (id3_dialog, IDLE, False),
+    "id3-confirm": (id3_confirm, IDLE, False),
     "events": (events, IDLE, False),
 }
 """name: (what to do before the picture, the stream, whether the ad-break screen is the first screen)."""
