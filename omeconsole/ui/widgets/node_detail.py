@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from omeconsole.core.chart_scale import WINDOWS
+from omeconsole.live.pace import chart_gap_for
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
@@ -164,7 +165,7 @@ class NodeDetail(VerticalScroll):
         self._drawn_at = key
         # Another node's chart is drawn at once; the same node's new points may wait for the gap.
         series = chart_series(view, latest.at if latest else now, window)
-        chart.set_series(series, now=now, min_gap=self._chart_gap if same_node else 0.0)
+        chart.set_series(series, now=now, min_gap=chart_gap_for(self._chart_gap, same_node=same_node))
         spark_in, spark_out = self.query_one("#spark-in", RateSparkline), self.query_one("#spark-out", RateSparkline)
         spark_in.show(series[0].ys, fresh=not same_node, xs=series[0].xs, window=window)
         spark_out.show(series[1].ys, fresh=not same_node, xs=series[1].xs, window=window)

@@ -17,7 +17,6 @@ chart waits until it is shown.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +38,7 @@ from omeconsole.core.chart_scale import (
     time_axis,
     window_label,
 )
+from omeconsole.live.pace import Interval
 
 CLIPPED_MARK = "▲"
 HEADROOM = 1.1
@@ -106,7 +106,7 @@ class ThroughputChart(Widget):
         self._panels = panels
         self._series: tuple[Series, ...] = ()
         self._stale = True
-        self._drawn_at = -math.inf
+        self._drawn = Interval()
         self._ended: str | None = None
 
     def end_at(self, ended: str | None) -> None:
@@ -147,9 +147,9 @@ class ThroughputChart(Widget):
         """Draw a series that is still waiting, if the chart is shown and the gap has passed."""
         if not self._stale or not self.is_mounted or not self.display:
             return
-        if now is not None and now - self._drawn_at < min_gap:
+        if now is not None and not self._drawn.due(now, min_gap):
             return
-        self._drawn_at = now if now is not None else -math.inf
+        self._drawn.drawn(now)
         self._draw()
 
     def _colour(self, variable: str) -> tuple[int, int, int]:
