@@ -7,6 +7,8 @@ alerts of their nodes; an application's or host's detail says which of its strea
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -19,11 +21,11 @@ from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
 from omeconsole.live.recorded_ended import REREAD_S, recorded_ended
+from omeconsole.live.row_marks import node_marks
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.badges import Marks
-from omeconsole.ui.node_notes import node_marks, node_notes
+from omeconsole.ui.node_notes import node_notes
 from omeconsole.ui.open_requests import AskJump, OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.table_source import table_source
@@ -123,16 +125,17 @@ class DashboardScreen(LiveScreen):
         if self.has_class("-table"):
             self.query_one(StreamTableView).show(listing, table_source(live))
             self.declare_on_screen()
-            self._refresh_detail()
+            if self.draws_detail:
+                self._refresh_detail()
             return
-        tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes, marks_of=self._marks,
-                  ended_note=None if recorded is None else recorded.note, listed=live.engine.listing_complete)
+        laid_out = tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes,
+                             marks_of=partial(node_marks, live), ended_note=None if recorded is None else recorded.note,
+                             listed=live.engine.listing_complete)
         self._try_pending(tree)
-        self.declare_on_screen()
-        self._refresh_detail()
-
-    def _marks(self, path: NodePath) -> Marks:
-        return node_marks(self.live, path)
+        if laid_out or changes.nodes is None:  # otherwise the same rows: a scroll or a cursor move declares its own
+            self.declare_on_screen()
+        if self.draws_detail:
+            self._refresh_detail()
 
     def _refresh_detail(self) -> None:
         detail = self.query_one(NodeDetail)
