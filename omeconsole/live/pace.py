@@ -9,9 +9,6 @@ The rule: **the selected node draws now; everything else waits for one interval.
   happened for `Pace.tick_redraw_after` and none is on its way.
 - The bit-rate chart, the costliest widget: a node just selected is drawn at once, the same node's new points
   at most once per chart gap (`chart_gap`).
-- The selected node's detail beside the rows is drawn with every redraw but one of other nodes' readings
-  only, which it skips while it was drawn less than `Pace.tick_redraw_after` ago (its ages and countdowns
-  move no faster; news of its node, a reading or an ad break, draws it at once).
 - A fleet's other servers (their rows, the fleet view): at most once per redraw gap, however many servers.
 
 Every wait is an `Interval` on the console clock. Tests keep every gap at 0 (`Pace()`): each report is drawn
@@ -22,8 +19,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-from omeconsole.core.polling.engine import EngineUpdate
 
 REDRAW_GAP = 0.9
 """Seconds (console clock) between data redraws in a real terminal; reports arriving faster are merged
@@ -85,8 +80,6 @@ class ScreenPace:
         self._selected = Interval()
         """The last redraw that showed a report of the selected node."""
         self._selected_read_at = -math.inf
-        self._detail = Interval()
-        """The last drawing of the selected node's detail."""
 
     def report(self, now: float, *, selected: bool) -> float:
         """A report arrived (`selected`: of the selected node): seconds before it is drawn (0: now)."""
@@ -114,16 +107,6 @@ class ScreenPace:
         if self._being_read(now):  # its next reading is due: it will draw the ages
             after = max(after, self.pace.redraw_gap * OTHERS_HOLD)
         return self._any.due(now, after)
-
-    def detail_due(self, now: float, changes: EngineUpdate, *, selected: bool) -> bool:
-        """Whether a redraw of `changes` (`selected`: the selected node's news among them) draws the selected
-        node's detail; it counts as drawn when it does."""
-        only_others = (bool(changes.changed) and not selected and not changes.everything
-                       and not changes.tree_changed and not changes.connection_changed)
-        if only_others and not self._detail.due(now, self.pace.tick_redraw_after):
-            return False
-        self._detail.drawn(now)
-        return True
 
     def _being_read(self, now: float) -> bool:
         return now - self._selected_read_at < 2 * self.pace.redraw_gap

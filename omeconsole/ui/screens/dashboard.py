@@ -125,8 +125,7 @@ class DashboardScreen(LiveScreen):
         if self.has_class("-table"):
             self.query_one(StreamTableView).show(listing, table_source(live))
             self.declare_on_screen()
-            if self.draws_detail:
-                self._refresh_detail()
+            self._refresh_detail()
             return
         laid_out = tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes,
                              marks_of=partial(node_marks, live), ended_note=None if recorded is None else recorded.note,
@@ -134,8 +133,7 @@ class DashboardScreen(LiveScreen):
         self._try_pending(tree)
         if laid_out or changes.nodes is None:  # otherwise the same rows: a scroll or a cursor move declares its own
             self.declare_on_screen()
-        if self.draws_detail:
-            self._refresh_detail()
+        self._refresh_detail()
 
     def _refresh_detail(self) -> None:
         detail = self.query_one(NodeDetail)

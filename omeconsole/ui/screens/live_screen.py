@@ -66,11 +66,6 @@ class LiveScreen(Screen[None]):
         self._pace = ScreenPace(live.pace)
         self._flush_timer: Timer | None = None
         self._readings_shown = False
-        self._ads_moved = False
-        """Ad-ops news is held for the next redraw: it draws the selected node's detail whatever it holds."""
-        self.draws_detail = True
-        """This redraw draws the selected node's detail: not for other nodes' readings only, shortly after it
-        was drawn (`live/pace.py`)."""
 
     # What a screen says about itself --------------------------------------------------------------
 
@@ -154,7 +149,6 @@ class LiveScreen(Screen[None]):
         `ADx2`) is relabelled with the next reports' redraw (within a redraw gap: a redraw of its own per read
         cost a whole tree pass at 10,000 streams), and badges are drawn as a clock tick draws ages (below), so
         a redraw that just happened or is on its way shows them and a burst of news costs no extra redraw."""
-        self._ads_moved = True  # the detail's words may follow it (a marker seen) even when no badge moved
         if not changed.shown:
             return
         node: NodePath | None = changed.path
@@ -190,9 +184,8 @@ class LiveScreen(Screen[None]):
 
     def _flush(self) -> None:
         self._cancel_flush()  # flushed before its timer: it would redraw again for nothing
-        selected = self._feed.holds_selected
-        self._pace.data_drawn(self.live.clock.monotonic(), selected=selected)
-        self._draw(self._feed.take(), of_selected=selected or self._ads_moved)
+        self._pace.data_drawn(self.live.clock.monotonic(), selected=self._feed.holds_selected)
+        self._draw(self._feed.take())
 
     def _alerts_moved(self) -> None:
         self.post_message(AlertsChanged())
@@ -210,14 +203,10 @@ class LiveScreen(Screen[None]):
         if self.in_view and self._flush_timer is None and self._pace.tick_due(self.live.clock.monotonic()):
             self._draw(NOTHING)
 
-    def _draw(self, changes: EngineUpdate, *, of_selected: bool = True) -> None:
-        """`of_selected`: False for reports that hold no news of the selected node (nor ad-ops news)."""
+    def _draw(self, changes: EngineUpdate) -> None:
         if not self.is_mounted or not self.app.is_running:
             return  # shutting down: the widgets may be gone while reports still arrive
-        now = self.live.clock.monotonic()
-        self._pace.drawn(now)
-        self.draws_detail = self._pace.detail_due(now, changes, selected=of_selected)
-        self._ads_moved = False
+        self._pace.drawn(self.live.clock.monotonic())
         self.redraw(changes)
         self.refresh_status()
         self._readings_shown = self._readings_shown or self.showing_readings()
