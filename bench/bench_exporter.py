@@ -42,9 +42,11 @@ from fake_clock import FakeClock
 from omeconsole.core.adops.audit import AuditLog
 from omeconsole.core.alerts.evaluator import AlertEvaluator
 from omeconsole.core.alerts.rules import AlertRule
-from omeconsole.core.alerts.source import ChangeListener, Changes, Observed
+from omeconsole.core.alerts.source import Observed
 from omeconsole.core.clock import SystemClock
 from omeconsole.core.config import Settings
+from omeconsole.core.listeners import Listeners, Unsubscribe
+from omeconsole.core.polling.engine import EngineUpdate, Listener
 from omeconsole.exporter.service import Exporter
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
@@ -164,7 +166,7 @@ class SyntheticSource:
         self.paths = [NodePath(v, a, s) for v, apps in self.listing_value.items() for a, st in apps.items()
                       for s in st.live]
         self._views: dict[NodePath, NodeView] = {}
-        self._listeners: list[ChangeListener] = []
+        self._listeners: Listeners[[EngineUpdate]] = Listeners("synthetic source")
         self._bytes = dict.fromkeys(self.paths, 0)
 
     @property
@@ -177,8 +179,8 @@ class SyntheticSource:
     def node(self, path: NodePath) -> NodeView:
         return self._views.get(path) or NodeView(path, NodeState.UNKNOWN)
 
-    def add_change_listener(self, callback: ChangeListener) -> None:
-        self._listeners.append(callback)
+    def add_listener(self, listener: Listener) -> Unsubscribe:
+        return self._listeners.add(listener)
 
     def watch(self, paths: Iterable[NodePath]) -> None:
         pass
@@ -190,8 +192,7 @@ class SyntheticSource:
             stats = NodeStats(T0, T0, self._bytes[path], self._bytes[path] * 10, {"srt": 1}, {"llhls": 5}, 5, 9, T0,
                               3_000_000, 30_000_000, 3_500_000, 35_000_000, 400_000, 4_000_000)
             self._views[path] = NodeView(path, NodeState.LIVE, Sample(now, rng.uniform(2.9e6, 3.1e6), 3e7, 5, stats))
-        for listener in self._listeners:
-            listener(Changes(frozenset(paths)))
+        self._listeners.tell(EngineUpdate(frozenset(paths)))
 
     def relist(self) -> None:
         """One app's streams change (as churn does): a new listing object."""
@@ -200,8 +201,7 @@ class SyntheticSource:
         name, streams = next(iter(apps.items()))
         apps[name] = AppStreams((*streams.live[1:], streams.live[0]))
         self.listing_value = {**self.listing_value, first: apps}
-        for listener in self._listeners:
-            listener(Changes(listing=True))
+        self._listeners.tell(EngineUpdate(tree_changed=True))
 
 
 RULES = [AlertRule(kind="server_down"), AlertRule(kind="ingest_stopped"),

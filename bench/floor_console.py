@@ -28,7 +28,7 @@ from textual.widgets.tree import TreeNode
 from textual_plotext import PlotextPlot
 
 CHART_GAP_TICKS = 2
-"""The console rebuilds its charts every 2 s (omeconsole.ui.app.CHART_GAP)."""
+"""The console rebuilds its charts every 2 s (omeconsole.live.pace.CHART_GAP)."""
 PROTOCOLS_IN = ("srt",)
 PROTOCOLS_OUT = ("hlsv3", "llhls", "srt", "webrtc")
 

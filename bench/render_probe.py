@@ -64,11 +64,11 @@ def install_widgets() -> None:
 
 
 def install_tree() -> None:
-    from omeconsole.ui.widgets import node_tree, tree_labels
+    from omeconsole.ui.widgets import node_tree, tree_drawing, tree_labels
 
     timed(node_tree.NodeTree, "render_line", "NodeTree.render_line (rows painted)")
     timed(tree_labels.TreeLabels, "label", "TreeLabels.label (labels looked up)")
-    timed(node_tree, "draw_row", "draw_row (rows drawn anew)")
+    timed(tree_drawing, "draw_row", "draw_row (rows drawn anew)")
     timed(tree_labels, "node_label", "node_label (labels built)")
 
 

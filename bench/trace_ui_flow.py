@@ -5,10 +5,12 @@ detail, against the seeded simulator with both clocks frozen; after a warm-up, o
 time is traced with `sys.setprofile` (the simulator runs on its own thread, which is not traced).
 Counted: Python function calls whose code lives in `omeconsole/` (split by layer and, for the UI, by
 file: calls into `ui/app.py` are the screens calling back into the app), the distinct UI functions,
-and the hops (a call into another `omeconsole/ui` file than the caller's). Run it against
-another checkout by putting that checkout first on the path:
+and the hops (a call into another `omeconsole/ui` file than the caller's), the most frequent of them
+by caller and callee (`--pairs N`). Run it against another checkout by putting that checkout first on
+the path:
 
     .venv/bin/python bench/trace_ui_flow.py            # this tree
+    .venv/bin/python bench/trace_ui_flow.py --pairs 30  # and the 30 commonest hops, caller → callee
     PYTHONPATH=/tmp/main .venv/bin/python bench/trace_ui_flow.py /tmp/main   # a `git archive` of main
 """
 
@@ -22,7 +24,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-ROOT = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]
+ARGS = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+PAIRS = int(sys.argv[sys.argv.index("--pairs") + 1]) if "--pairs" in sys.argv else 0
+if PAIRS:
+    ARGS.remove(str(PAIRS))
+ROOT = Path(ARGS[0]).resolve() if ARGS else Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "support")]
 
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app  # noqa: E402
@@ -43,6 +49,7 @@ async def trace(steps: int) -> dict[str, Any]:
     calls: Counter[str] = Counter()
     files: Counter[str] = Counter()
     functions: set[str] = set()
+    pairs: Counter[str] = Counter()
     hops = 0
 
     def profile(frame: FrameType, event: str, _arg: object) -> None:
@@ -60,6 +67,8 @@ async def trace(steps: int) -> dict[str, Any]:
             if (caller is not None and layer(caller.f_code.co_filename) == "ui"
                     and caller.f_code.co_filename != frame.f_code.co_filename):
                 hops += 1
+                pairs[f"{Path(caller.f_code.co_filename).name}:{caller.f_code.co_qualname} → "
+                      f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_qualname}"] += 1
 
     with ThreadedSimulator() as simulator, tempfile.TemporaryDirectory() as scratch:
         clock = ParkingClock()
@@ -73,7 +82,7 @@ async def trace(steps: int) -> dict[str, Any]:
             finally:
                 sys.setprofile(None)
     return {"steps": steps, "calls": dict(calls), "files": dict(files), "ui_functions": len(functions),
-            "ui_hops": hops}
+            "ui_hops": hops, "pairs": pairs}
 
 
 def main() -> None:
@@ -87,6 +96,8 @@ def main() -> None:
           f"{result['ui_hops'] / steps:.0f} hops between ui files per step")
     print("ui calls per file per step: " + ", ".join(
         f"{name} {count / steps:.0f}" for name, count in sorted(result["files"].items(), key=lambda item: -item[1])))
+    for pair, count in result["pairs"].most_common(PAIRS):
+        print(f"  {count / steps:6.1f}  {pair}")
 
 
 if __name__ == "__main__":

@@ -21,8 +21,9 @@ from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.session import Session
 from omeconsole.live.ad_board import AdBoard
 from omeconsole.live.alert_watch import SessionAlerts
+from omeconsole.live.pace import Pace
 from omeconsole.live.recorded_past import StoredPast
-from omeconsole.live.session import LiveSession, NoteBoard, Pace, Ticker, ViewOptions
+from omeconsole.live.session import LiveSession, NoteBoard, Ticker, ViewOptions
 from omeconsole.model.paths import NodePath
 
 PastOf = Callable[[Session], StoredPast | None]

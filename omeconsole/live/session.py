@@ -1,8 +1,8 @@
 """What a live screen is built with: the session as the screens see it, and the console's clock tick.
 
 - `LiveSession`: the session as a screen sees it (engine, ad operations, context, settings), plus the
-  console's clock tick, view options and pace. Screens take it in their constructor; a new session
-  (another token, server or profile) means new screens.
+  console's clock tick, view options and pace (`live/pace.py`: when a terminal redraws). Screens take it
+  in their constructor; a new session (another token, server or profile) means new screens.
 - `Ticker`: one loop on the console clock for the whole app; each live screen listens while mounted.
 
 How the engine's news and the tick reach a screen as Textual messages is `ui/engine_feed.py`'s.
@@ -30,23 +30,12 @@ from omeconsole.core.tree_model import SortOrder
 from omeconsole.live.ad_board import AdBoard
 from omeconsole.live.alert_watch import SessionAlerts
 from omeconsole.live.chart_events import ChartEvents
+from omeconsole.live.pace import Pace
 from omeconsole.model.nodes import NodeView
 from omeconsole.model.paths import NodePath
 
 if TYPE_CHECKING:
     from omeconsole.live.recorded_past import StoredPast
-
-
-@dataclass(frozen=True)
-class Pace:
-    """How often a real terminal is redrawn; tests keep the zeros (every report drawn at once)."""
-
-    redraw_gap: float = 0.0
-    """Seconds (console clock) between data redraws; reports arriving faster are merged into the next one."""
-    chart_gap: float = 0.0
-    """Seconds between rebuilds of the bit-rate chart, the costliest widget; numbers follow every redraw."""
-    tick_redraw_after: float = 0.9
-    """A clock tick redraws (ages, countdowns) only if no data redraw happened for this long."""
 
 
 @dataclass
@@ -102,7 +91,7 @@ class LiveSession:
     ticker: Ticker
     ad_board: AdBoard
     options: ViewOptions = field(default_factory=ViewOptions)
-    pace: Pace = Pace()
+    pace: Pace = field(default_factory=Pace)
     export_dir: Path = field(default_factory=export_directory)
     alert_watch: SessionAlerts | None = None
     """The `[[alerts]]` rules run on this session's readings (None when the config has none)."""

@@ -35,8 +35,9 @@ from omeconsole.live.ad_board import AdBoard
 from omeconsole.live.alert_notices import DesktopMode, Notice, notify_send, osc9, osc777, resolve_mode
 from omeconsole.live.alert_watch import SessionAlerts
 from omeconsole.live.history_recording import ConsoleRecording, server_of
+from omeconsole.live.pace import CHART_GAP, REDRAW_GAP, Pace
 from omeconsole.live.recorded_past import StoredPast
-from omeconsole.live.session import LiveSession, Pace, Ticker, ViewOptions
+from omeconsole.live.session import LiveSession, Ticker, ViewOptions
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
@@ -48,14 +49,6 @@ from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.status import status_line
 from omeconsole.ui.terminal_graphics import ask_terminal
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
-
-REDRAW_GAP = 0.9
-"""Seconds (console clock) between data redraws in a real terminal; reports arriving faster are merged
-into the next one. The constructor's default is 0 (every report redraws at once), which is what a test
-on a frozen clock needs, since the merge waits on a real-time timer."""
-CHART_GAP = 2.0
-"""Seconds (console clock) between rebuilds of the bit-rate chart in a real terminal, its costliest
-widget; the chart spans a minute or more, so one new point in two seconds reads the same. Tests keep 0."""
 
 
 class StartWatch(Protocol):

@@ -23,8 +23,9 @@ from omeconsole.core.fleet.fleet import Fleet
 from omeconsole.core.fleet.settings import FleetSettings
 from omeconsole.core.session import connector
 from omeconsole.core.text import visible
+from omeconsole.live.pace import CHART_GAP, REDRAW_GAP
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp, StartWatch
+from omeconsole.ui.app import ConsoleApp, StartWatch
 from omeconsole.ui.fleet_app import FleetConsoleApp
 from simulator.http.fleet import RunningFleet, start_fleet
 from simulator.http.server import RunningSimulator, start_simulator

@@ -36,7 +36,8 @@ class EngineFeed:
         self._watched = watched
         self._held = NOTHING
         self._posted = False
-        self._held_selected = False
+        self.holds_selected = False
+        """A reading of the watched node is among what arrived since the last `take()`."""
         self._unsubscribe: Unsubscribe | None = None
 
     def attach(self) -> None:
@@ -54,16 +55,11 @@ class EngineFeed:
         if not self._posted or selected:  # each of the watched node's changes is told: its redraw may be due
             self._posted = True
             self._target.post_message(EngineChanged(selected=selected))
-        self._held_selected = self._held_selected or selected
+        self.holds_selected = self.holds_selected or selected
 
     def hold(self, paths: frozenset[NodePath]) -> None:
         """Draw these rows again with the next reports (their ad break or their playlist's state moved)."""
         self._held = self._held | EngineUpdate(changed=paths)
-
-    @property
-    def holds_selected(self) -> bool:
-        """A reading of the watched node is among what arrived since the last `take()`."""
-        return self._held_selected
 
     def _watching(self) -> NodePath | None:
         try:
@@ -73,7 +69,7 @@ class EngineFeed:
 
     def take(self) -> EngineUpdate:
         """What arrived since the last `take()`; the next report posts a new `EngineChanged`."""
-        held, self._held, self._posted, self._held_selected = self._held, NOTHING, False, False
+        held, self._held, self._posted, self.holds_selected = self._held, NOTHING, False, False
         return held
 
 

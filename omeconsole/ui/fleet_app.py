@@ -30,11 +30,12 @@ from omeconsole.core.text import visible
 from omeconsole.live.alert_watch import SessionAlerts
 from omeconsole.live.fleet import FleetLive
 from omeconsole.live.history_recording import ConsoleRecording, server_of
+from omeconsole.live.pace import CHART_GAP, REDRAW_GAP
 from omeconsole.live.recorded_past import StoredPast
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
-from omeconsole.ui.app import CHART_GAP, REDRAW_GAP, ConsoleApp, StartWatch
+from omeconsole.ui.app import ConsoleApp, StartWatch
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.screens.fleet_screen import FleetScreen
 

@@ -1,59 +1,25 @@
 """What a node's row and header say besides its readings: its ad break and its alerts.
 
-Rows get short marks (`AD 0:24`, `ADx2` on an application with two streams in a break, `⚑ 1`, and
-`UNREAD_MARK` on a stream row on screen whose playlist has not been read yet, so whether it is in a
-break is not known); a header gets a line in words (`ad breaks: news AD 0:24 · sports AD soon +2 more`,
-on-air ones first, at most `BREAKS_NAMED` of them by name; how many streams on screen under it are not
-followed yet; then the firing alerts' details).
+Rows get short marks (`live/row_marks.py`); a header gets a line in words (`ad breaks: news AD 0:24 ·
+sports AD soon +2 more`, on-air ones first, at most `BREAKS_NAMED` of them by name; how many streams on
+screen under it are not followed yet; then the firing alerts' details).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from weakref import WeakKeyDictionary
 
 from rich.text import Text
 
-from omeconsole.core.alerts.evaluator import AlertEvaluator
-from omeconsole.core.alerts.state import Alert
 from omeconsole.core.text import visible
 from omeconsole.live.next_breaks import next_breaks
+from omeconsole.live.row_marks import UNREAD_MARK, firing_at
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.badges import Marks, name_text
+from omeconsole.ui.badges import name_text
 
 BREAKS_NAMED = 3
 """Streams a header names in its ad-break summary; the others are counted ("+2 more")."""
-UNREAD_MARK = "ad?"
-"""A stream row on screen whose playlist the console has not read yet: its break state is unknown, not "no break"."""
-_firing: WeakKeyDictionary[AlertEvaluator, tuple[int, dict[NodePath, list[Alert]]]] = WeakKeyDictionary()
-
-
-def firing_at(alerts: AlertEvaluator, path: NodePath) -> list[Alert]:
-    """The alerts firing on `path` (worked out once per evaluation pass, not once per row)."""
-    cached = _firing.get(alerts)
-    if cached is None or cached[0] != alerts.passes:
-        cached = _firing[alerts] = (alerts.passes, alerts.firing_paths())
-    return cached[1].get(path, [])
-
-
-def node_marks(live: LiveSession, path: NodePath) -> Marks:
-    marks: list[str] = []
-    if path.level == "stream":
-        badge = live.ad_board.badge(path)
-        if badge is not None:
-            marks.append(badge.text)
-        elif (planned := next_breaks(live.session.adops).text(path)) is not None:
-            marks.append(planned)
-        elif live.ad_board.watch is not None and live.ad_board.watch.unread(path):
-            marks.append(UNREAD_MARK)
-    else:
-        on_air = len(live.ad_board.active(path))
-        if on_air:
-            marks.append(f"ADx{on_air}")
-    if live.alerts is not None and (firing := firing_at(live.alerts, path)):
-        marks.append(f"⚑ {len(firing)}")
-    return tuple(marks)
 
 
 def playlist_note(live: LiveSession, path: NodePath) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from omeconsole.core.stream_table import FactSource
 from omeconsole.live.next_breaks import next_breaks
+from omeconsole.live.row_marks import firing_at
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.node_notes import firing_at
 
 
 def table_source(live: LiveSession) -> FactSource:

@@ -36,9 +36,9 @@ from ui_support import (
 
 from omeconsole.core.adops.playlist_watch import QUIET_MAX_S, PlaylistWatch
 from omeconsole.core.session import connector
+from omeconsole.live.row_marks import UNREAD_MARK
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.app import ConsoleApp
-from omeconsole.ui.node_notes import UNREAD_MARK
 from omeconsole.ui.screens.ad_break import AdBreakScreen
 from omeconsole.ui.screens.ad_events import AdEventsScreen
 from omeconsole.ui.screens.dashboard import DashboardScreen

@@ -8,11 +8,10 @@ from pathlib import Path
 
 from ui_support import Driver, ParkingClock, ThreadedSimulator, console_clock, make_app, quiet_ui, threaded_sim
 
+from omeconsole.live.pace import OTHERS_HOLD, REDRAW_GAP
 from omeconsole.model.nodes import NodeState
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.app import REDRAW_GAP
 from omeconsole.ui.screens.dashboard import DashboardScreen
-from omeconsole.ui.screens.live_screen import OTHERS_HOLD
 from omeconsole.ui.screens.node_screen import NodeScreen
 
 __all__ = ["console_clock", "quiet_ui", "threaded_sim"]

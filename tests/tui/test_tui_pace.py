@@ -22,8 +22,8 @@ from ui_support import (
     threaded_sim,
 )
 
+from omeconsole.live.pace import REDRAW_GAP
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.app import REDRAW_GAP
 
 __all__ = ["console_clock", "quiet_ui", "threaded_sim"]
 

@@ -14,7 +14,9 @@ from fake_clock import FakeClock
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from omeconsole.core.alerts.source import ChangeListener, Observed
+from omeconsole.core.alerts.source import Observed
+from omeconsole.core.listeners import Unsubscribe
+from omeconsole.core.polling.engine import Listener
 from omeconsole.exporter.collector import ExportedServer, ExporterCollector
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
@@ -63,8 +65,8 @@ class StaticSource:
             return NodeView(path, NodeState.UNKNOWN)
         return NodeView(path, NodeState.LIVE, Sample(self._at, None, None, stats.total_connections, stats))
 
-    def add_change_listener(self, callback: ChangeListener) -> None:
-        pass
+    def add_listener(self, listener: Listener) -> Unsubscribe:
+        return lambda: None  # fixed readings: there is never news to tell
 
     def watch(self, paths: Iterable[NodePath]) -> None:
         pass

@@ -14,16 +14,14 @@ listed has its pattern as the stream (`default/app/*`), matched against the rule
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 
 from omeconsole.core.alerts.rules import AlertRule, Kind
 from omeconsole.core.alerts.state import Alert, AlertKey, AlertStatus, Tracker, Transition
 from omeconsole.core.clock import Clock
+from omeconsole.core.listeners import Listeners, Unsubscribe
 from omeconsole.model.paths import NodePath
-
-log = logging.getLogger("omeconsole.alerts")
 
 TOLD: tuple[Kind, ...] = ("schedule_missed", "marker_unconfirmed")
 """The kinds the scheduler tells: `schedule_missed` only it can tell (`rules.HEARD_KINDS`); the exporter also
@@ -42,10 +40,10 @@ class Occurrences:
         self._scopes = [(rule, rule.parsed_scope) for rule in self.rules]
         self._trackers: dict[AlertKey, Tracker] = {}
         self._resolved: deque[Alert] = deque(maxlen=KEEP_RESOLVED)
-        self._listeners: list[Callable[[Transition], None]] = []
+        self._listeners: Listeners[[Transition]] = Listeners("schedule alerts")
 
-    def add_listener(self, callback: Callable[[Transition], None]) -> None:
-        self._listeners.append(callback)
+    def add_listener(self, callback: Callable[[Transition], None]) -> Unsubscribe:
+        return self._listeners.add(callback)
 
     def alerts(self) -> list[Alert]:
         """Firing first, then pending (both oldest first), then resolved (newest first)."""
@@ -95,8 +93,4 @@ class Occurrences:
 
     def _tell(self, transitions: list[Transition]) -> None:
         for transition in transitions:
-            for listener in list(self._listeners):
-                try:
-                    listener(transition)
-                except Exception:
-                    log.exception("an alert listener failed")
+            self._listeners.tell(transition)

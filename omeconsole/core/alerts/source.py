@@ -1,37 +1,27 @@
 """What the alerts and the exporter read from a polling engine, and nothing more.
 
-`NodeSource` is the narrow protocol: the listing, a node's view, the link state, a listener told which
-paths changed, and the set of nodes to keep fresh. `EngineSource` fits today's `PollingEngine` to it;
-when the polling package's façade lands, it can implement `NodeSource` directly (or this adapter can be
-re-pointed) without touching the rules or the exporter.
+`NodeSource` is the narrow protocol: the listing, a node's view, the link state, listeners told the
+engine's own `EngineUpdate`s, and the set of nodes to keep fresh. `EngineSource` fits the `PollingEngine`
+to it (its updates pass through as they are).
 
 `Observed` sits on any `NodeSource` and keeps the few facts the rules need that no single view holds:
-which paths changed since the last evaluation, when the last successful read arrived, and how many
-reads failed.
+what changed since the last evaluation (the updates merged with `|`), when the last successful read
+arrived, and how many reads failed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Protocol
 
-from omeconsole.core.polling.engine import EngineUpdate, PollingEngine
+from omeconsole.core.listeners import Unsubscribe
+from omeconsole.core.polling.engine import EngineUpdate, Listener, PollingEngine
 from omeconsole.model.nodes import Listing, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState
 
-
-@dataclass(frozen=True, slots=True)
-class Changes:
-    """What one engine update touched."""
-
-    paths: frozenset[NodePath] = frozenset()
-    listing: bool = False
-    link: bool = False
-
-
-ChangeListener = Callable[[Changes], None]
+FIRST_DRAIN = EngineUpdate(tree_changed=True)
+"""What the first evaluation has to assume: the whole listing is new to it."""
 
 
 class NodeSource(Protocol):
@@ -44,7 +34,7 @@ class NodeSource(Protocol):
 
     def node(self, path: NodePath) -> NodeView: ...
 
-    def add_change_listener(self, callback: ChangeListener) -> None: ...
+    def add_listener(self, listener: Listener) -> Unsubscribe: ...
 
     def watch(self, paths: Iterable[NodePath]) -> None:
         """Keep these nodes fresh (in this order of importance where the engine can honour it)."""
@@ -67,11 +57,8 @@ class EngineSource:
     def node(self, path: NodePath) -> NodeView:
         return self._engine.node(path)
 
-    def add_change_listener(self, callback: ChangeListener) -> None:
-        def forward(update: EngineUpdate) -> None:
-            callback(Changes(update.changed, update.tree_changed, update.connection_changed))
-
-        self._engine.add_listener(forward)
+    def add_listener(self, listener: Listener) -> Unsubscribe:
+        return self._engine.add_listener(listener)
 
     def watch(self, paths: Iterable[NodePath]) -> None:
         watched = list(paths)
@@ -87,15 +74,13 @@ class Observed:
         """Console monotonic time of the newest successful reading of any node."""
         self.read_errors = 0
         """Failed reads reported by the engine (a node's poll that ended in an error, a failed connect)."""
-        self._changed: set[NodePath] = set()
-        self._listing_changed = True
+        self._pending = FIRST_DRAIN
         self._link_failures = 0
-        source.add_change_listener(self._on_change)
+        source.add_listener(self._on_change)  # for the source's life: the rules and metrics live as long
 
-    def _on_change(self, changes: Changes) -> None:
-        self._changed |= changes.paths
-        self._listing_changed = self._listing_changed or changes.listing
-        for path in changes.paths:
+    def _on_change(self, update: EngineUpdate) -> None:
+        self._pending |= update
+        for path in update.changed:
             view = self.source.node(path)
             if view.error is not None:
                 self.read_errors += 1
@@ -105,13 +90,11 @@ class Observed:
         if link.last_success_at is not None and (self.last_success_at is None
                                                  or link.last_success_at > self.last_success_at):
             self.last_success_at = link.last_success_at
-        if link.status != "connected" and link.failures > self._link_failures and not changes.paths:
+        if link.status != "connected" and link.failures > self._link_failures and not update.changed:
             self.read_errors += link.failures - self._link_failures
         self._link_failures = link.failures
 
     def drain(self) -> tuple[frozenset[NodePath], bool]:
         """Paths changed since the last drain, and whether the listing changed meanwhile."""
-        changed, listing = frozenset(self._changed), self._listing_changed
-        self._changed.clear()
-        self._listing_changed = False
-        return changed, listing
+        pending, self._pending = self._pending, EngineUpdate()
+        return pending.changed, pending.tree_changed

@@ -30,6 +30,7 @@ from omeconsole.core.fleet.health import ServerHealth, health_of
 from omeconsole.core.fleet.naming import UnknownServer
 from omeconsole.core.fleet.settings import FleetSettings, member_name
 from omeconsole.core.fleet.views import FleetView, ServerReading, fleet_totals, fleet_view
+from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.polling.engine import EngineUpdate, PollingEngine, PollSettings
 from omeconsole.core.session import Session, connector
 from omeconsole.model.nodes import NodeState
@@ -161,7 +162,7 @@ class Fleet:
         for member in self.members:
             member.engine.select(path)
 
-    def add_listener(self, callback: FleetListener) -> Callable[[], None]:
+    def add_listener(self, callback: FleetListener) -> Unsubscribe:
         """`callback` gets every server's engine updates, with the server's name; call what this returns
         to stop that."""
         removers = [member.engine.add_listener(_forward(member.profile, callback)) for member in self.members]

@@ -7,6 +7,8 @@ alerts of their nodes; an application's or host's detail says which of its strea
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -21,13 +23,13 @@ from omeconsole.core.text import visible
 from omeconsole.core.tree_rows import Row
 from omeconsole.live.playback import playback_of
 from omeconsole.live.recorded_ended import REREAD_S, recorded_ended
+from omeconsole.live.row_marks import node_marks
 from omeconsole.live.session import LiveSession
 from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import TABLE_SORT_KEYS, bindings
-from omeconsole.ui.badges import Marks
 from omeconsole.ui.event_source import shown_events
-from omeconsole.ui.node_notes import node_marks, node_notes
+from omeconsole.ui.node_notes import node_notes
 from omeconsole.ui.open_requests import AskJump, OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.table_source import table_source
@@ -129,18 +131,17 @@ class DashboardScreen(LiveScreen):
             self.declare_on_screen()
             self._refresh_detail()
             return
-        tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes, marks_of=self._marks,
-                  ended_note=None if recorded is None else recorded.note, listed=live.engine.listing_complete)
+        laid_out = tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes,
+                             marks_of=partial(node_marks, live), ended_note=None if recorded is None else recorded.note,
+                             listed=live.engine.listing_complete)
         self._try_pending(tree)
-        self.declare_on_screen()
+        if laid_out or changes.nodes is None:  # otherwise the same rows: a scroll or a cursor move declares its own
+            self.declare_on_screen()
         self._refresh_detail()
 
     def draw_table(self, listing: Listing) -> None:
         """The streams table on this server's `listing` (its recorded ended streams included)."""
         self.query_one(StreamTableView).show({"": listing}, TableFacts.single(table_source(self.live)))
-
-    def _marks(self, path: NodePath) -> Marks:
-        return node_marks(self.live, path)
 
     def _refresh_detail(self) -> None:
         detail = self.query_one(NodeDetail)

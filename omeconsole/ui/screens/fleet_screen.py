@@ -21,7 +21,6 @@ row; each server polls its own rows on screen; a server that stops answering kee
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from textual import on
@@ -36,6 +35,7 @@ from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.stream_table import TableFacts, TableRow
 from omeconsole.core.tree_servers import ServerRow
 from omeconsole.live.fleet import FleetLive, FleetSummary
+from omeconsole.live.pace import Interval
 from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
@@ -67,7 +67,8 @@ class FleetScreen(DashboardScreen):
         self._others_posted = False
         self._stop_fleet: list[Unsubscribe] = []
         self._fleet_timer: Timer | None = None
-        self._fleet_drawn_at = -math.inf
+        self._fleet_drawn = Interval()
+        """The other servers' news: at most one redraw per redraw gap (`live/pace.py`)."""
 
     def compose_above_body(self) -> ComposeResult:
         yield Static(id="fleet-totals")
@@ -95,11 +96,11 @@ class FleetScreen(DashboardScreen):
         self._others_posted = False
         if not self.in_view or self._fleet_timer is not None:
             return
-        waited = self.live.clock.monotonic() - self._fleet_drawn_at
-        if waited >= self.live.pace.redraw_gap:
+        wait = self._fleet_drawn.wait(self.live.clock.monotonic(), self.live.pace.redraw_gap)
+        if not wait:
             self._draw_fleet()
         else:  # a real terminal: at most one such redraw per gap, whatever the number of servers
-            self._fleet_timer = self.set_timer(self.live.pace.redraw_gap - waited, self._draw_fleet)
+            self._fleet_timer = self.set_timer(wait, self._draw_fleet)
 
     # Data ---------------------------------------------------------------------------------------------
 
@@ -143,7 +144,7 @@ class FleetScreen(DashboardScreen):
         if self._fleet_timer is not None:
             self._fleet_timer.stop()
             self._fleet_timer = None
-        self._fleet_drawn_at = self.live.clock.monotonic()
+        self._fleet_drawn.drawn(self.live.clock.monotonic())
         summary = self.fleet.summary()
         self.query_one("#fleet-totals", Static).update(fleet_line(summary))
         colours = self.app.theme_variables

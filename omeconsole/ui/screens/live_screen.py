@@ -3,9 +3,10 @@ that act on what it shows.
 
 A live screen is built with a `LiveSession`. While mounted it listens to the engine (through its
 `EngineFeed`) and to the clock tick; a report becomes one `EngineChanged` message to this screen,
-and the screen redraws from what it takes out of the feed, at most once per `Pace.redraw_gap` once
-its first readings are on screen. A screen hidden behind another full screen stops listening and
-does not draw; it catches up when it is shown again (`on_screen_resume`). Behind a dialog it keeps drawing.
+and the screen redraws from what it takes out of the feed, when `live/pace.py`'s policy says (its
+selected node's readings at once, the rest within a redraw gap) once its first readings are on screen.
+A screen hidden behind another full screen stops listening and does not draw; it catches up when it is
+shown again (`on_screen_resume`). Behind a dialog it keeps drawing.
 
 Its keys: pause, refresh, interval, chart window, export and the ad-ops keys, acting on the node
 the screen has selected (`selected_path`); a key that does not apply to that node (a cue-out on an
@@ -14,7 +15,6 @@ application) is hidden from the footer and does nothing. What a key did is said 
 
 from __future__ import annotations
 
-import math
 from abc import abstractmethod
 
 from textual import on
@@ -25,6 +25,7 @@ from omeconsole.core.chart_scale import WINDOWS, window_label
 from omeconsole.core.export import write_history
 from omeconsole.core.listeners import Unsubscribe
 from omeconsole.core.polling.engine import EngineUpdate, Refresh
+from omeconsole.live.pace import ScreenPace
 from omeconsole.live.playback import playback_of
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
@@ -52,12 +53,6 @@ REFRESH_WORDS = {
 }
 
 
-SETTLE_S = 0.05
-"""Seconds a redraw waits at least for the rest of a polling round's reports."""
-OTHERS_HOLD = 1.5
-"""Reports of other nodes wait up to this many redraw gaps for the selected node's next reading."""
-
-
 def next_interval(current: float, direction: int) -> float:
     """The next step of `INTERVAL_STEPS` above (direction > 0) or below `current`, else `current`."""
     if direction > 0:
@@ -76,12 +71,7 @@ class LiveScreen(Screen[None]):
         self.live = live
         self._feed = EngineFeed(live.engine, self, watched=self.selected_path)
         self._stop: list[Unsubscribe] = []
-        self._redrawn_at = -math.inf
-        """Any redraw, data or clock tick."""
-        self._data_drawn_at = -math.inf
-        """The last redraw of engine reports: the redraw gap counts from it, so a tick never delays data."""
-        self._selected_read_at = -math.inf
-        self._selected_drawn_at = -math.inf
+        self._pace = ScreenPace(live.pace)
         self._flush_timer: Timer | None = None
         self._readings_shown = False
 
@@ -185,24 +175,15 @@ class LiveScreen(Screen[None]):
 
     @on(EngineChanged)
     def _engine_changed(self, changed: EngineChanged) -> None:
-        """Reports are drawn about once per redraw gap, in step with the selected node's readings (what the
-        operator watches, its age on the status line): a reading of it is drawn at once, unless one was
-        drawn less than half a gap ago (its second change in one polling round, say its stream
-        information); the other rows' reports wait for it, so one redraw per round shows them all."""
+        """Reports are drawn as `live/pace.py` says: a reading of the selected node at once, the other rows'
+        reports with its next reading (one redraw per polling round shows them all)."""
         if not self.in_view:
             return  # drawn when shown again; the feed keeps what arrived
-        now, gap = self.live.clock.monotonic(), self.live.pace.redraw_gap
-        if changed.selected:
-            self._selected_read_at = now
-        due_now = changed.selected and now - self._selected_drawn_at >= gap / 2
-        if not self._readings_shown or gap <= 0 or due_now:
+        wait = self._pace.report(self.live.clock.monotonic(), selected=changed.selected)
+        if not self._readings_shown or not wait:
             self._flush()
         elif self._flush_timer is None:
-            # While the selected node is being read, the rest waits for its next reading (a little longer than
-            # a gap); otherwise what is left of the gap. Never a whole gap after its arrival.
-            being_read = now - self._selected_read_at < 2 * gap
-            due = self._data_drawn_at + (gap * OTHERS_HOLD if being_read else gap)
-            self._flush_timer = self.set_timer(max(SETTLE_S, due - now), self._flush)
+            self._flush_timer = self.set_timer(wait, self._flush)
 
     def _cancel_flush(self) -> None:
         if self._flush_timer is not None:
@@ -211,10 +192,7 @@ class LiveScreen(Screen[None]):
 
     def _flush(self) -> None:
         self._cancel_flush()  # flushed before its timer: it would redraw again for nothing
-        now = self.live.clock.monotonic()
-        self._data_drawn_at = now
-        if self._feed.holds_selected:
-            self._selected_drawn_at = now
+        self._pace.data_drawn(self.live.clock.monotonic(), selected=self._feed.holds_selected)
         self._draw(self._feed.take())
 
     def _alerts_moved(self) -> None:
@@ -230,17 +208,13 @@ class LiveScreen(Screen[None]):
         """Ages, countdowns, nodes turned stale: drawn by the tick only when no redraw did it lately and
         none is on its way (reports waiting for their redraw draw the ages too; drawing them first would
         be a second redraw in the same second)."""
-        now, pace = self.live.clock.monotonic(), self.live.pace
-        after = pace.tick_redraw_after
-        if now - self._selected_read_at < 2 * pace.redraw_gap:  # its next reading is due: it will draw the ages
-            after = max(after, pace.redraw_gap * OTHERS_HOLD)
-        if self.in_view and now - self._redrawn_at >= after and self._flush_timer is None:
+        if self.in_view and self._flush_timer is None and self._pace.tick_due(self.live.clock.monotonic()):
             self._draw(NOTHING)
 
     def _draw(self, changes: EngineUpdate) -> None:
         if not self.is_mounted or not self.app.is_running:
             return  # shutting down: the widgets may be gone while reports still arrive
-        self._redrawn_at = self.live.clock.monotonic()
+        self._pace.drawn(self.live.clock.monotonic())
         self.redraw(changes)
         self.refresh_status()
         self._readings_shown = self._readings_shown or self.showing_readings()

@@ -21,13 +21,14 @@ from omeconsole.core.polling.engine import EngineUpdate
 from omeconsole.core.thumbnails.follow import ThumbnailFollower
 from omeconsole.core.tree_model import TreeArranger
 from omeconsole.live.playback import playback_of
+from omeconsole.live.row_marks import node_marks
 from omeconsole.live.session import LiveSession
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.badges import name_text, node_label
 from omeconsole.ui.event_source import shown_events
 from omeconsole.ui.messages import ClockTick
-from omeconsole.ui.node_notes import node_marks, node_notes
+from omeconsole.ui.node_notes import node_notes
 from omeconsole.ui.open_requests import OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.widgets.fitted_footer import FittedFooter

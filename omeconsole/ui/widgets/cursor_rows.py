@@ -9,6 +9,8 @@ a resize). A drawn row carries its index in its style's meta (`row`), which the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from textual import events
 from textual.reactive import var
 from textual.scroll_view import ScrollView
@@ -97,3 +99,8 @@ class CursorRows(ScrollView, can_focus=True):
     def refresh_line(self, index: int) -> None:
         if index >= 0:
             super().refresh_line(index)
+
+    def repaint_rows(self, indices: Iterable[int]) -> None:
+        """Repaint these rows (the rows of one redraw, in one call)."""
+        for index in indices:
+            self.refresh_line(index)

@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from omeconsole.api.wire import PROVIDER_PROTOCOLS, PUBLISHER_PROTOCOLS
 from omeconsole.core.chart_scale import WINDOWS
+from omeconsole.live.pace import chart_gap_for
 from omeconsole.live.playback import Playback
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
@@ -183,9 +184,9 @@ class NodeDetail(VerticalScroll):
         self._drawn_at = key
         # Another node's chart is drawn at once; the same node's new points may wait for the gap.
         series = chart_series(view, latest.at if latest else now, window)
-        chart.set_series(series, now=now, min_gap=self._chart_gap if same_node else 0.0)
-        viewers.set_series([viewers_chart(view, latest.at if latest else now, window)], now=now,
-                           min_gap=self._chart_gap if same_node else 0.0)
+        gap = chart_gap_for(self._chart_gap, same_node=same_node)
+        chart.set_series(series, now=now, min_gap=gap)
+        viewers.set_series([viewers_chart(view, latest.at if latest else now, window)], now=now, min_gap=gap)
         spark_in, spark_out = self.query_one("#spark-in", RateSparkline), self.query_one("#spark-out", RateSparkline)
         spark_in.show(series[0].ys, fresh=not same_node, xs=series[0].xs, window=window)
         spark_out.show(series[1].ys, fresh=not same_node, xs=series[1].xs, window=window)

@@ -43,7 +43,6 @@ from omeconsole.ui.widgets.tree_drawing import (
     RowStyles,
     ServerLine,
     TreeColumns,
-    draw_row,
     tree_columns,
     widest_name,
 )
@@ -115,22 +114,25 @@ class NodeTree(CursorRows, inherit_bindings=False):
 
     def show(self, listing: Listing, view_of: ViewOf, now: float,
              changed: Collection[NodePath] | None = None, *, marks_of: MarksOf | None = None,
-             ended_note: EndedNote | None = None, listed: bool = True) -> None:
+             ended_note: EndedNote | None = None, listed: bool = True) -> bool:
         """New data. `changed` names the nodes with new readings; None means any of them may have; an
         empty set repaints only the rows whose label would now read differently (a node turned stale, a
         countdown moved). `ended_note`: what an ended stream's row says after its name (its recorded life).
         `listed`: every host and application has been listed (the tree's columns are decided from the names
-        then; until then they follow the names listed so far)."""
+        then; until then they follow the names listed so far). True when the rows were laid out again (the
+        rows on screen may be others)."""
         self._labels.feed(view_of, marks_of, ended_note)
         self._listing = listing
         self._listed = listed
         self._now = now
         if changed is not None:
             self._arranger.readings_changed(changed)
-        if not self._rearrange():
-            self._redraw_rows(changed)
-            if not self._columns_named:
-                self._decide_columns()
+        if self._rearrange():
+            return True
+        self._redraw_rows(changed)
+        if not self._columns_named:
+            self._decide_columns()
+        return False
 
     def show_servers(self, servers: Sequence[ServerLine], current: str) -> None:
         """A fleet's server level: a row per server (in this order), `current`'s nodes open under its row."""
@@ -158,12 +160,12 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if changed:  # a host's or application's marks follow its streams' (`ADx2`): their rows are checked too
             changed = {*changed, *(parent for path in changed for parent in _parents(path))}
         top = int(self.scroll_y)
+        checked = []
         for index in range(top, min(len(self._rows), top + max(1, self.size.height))):
             line = self._rows.line(index)
-            if isinstance(line, ServerRow) or line.group or (changed and line.path not in changed):
-                continue
-            if self._labels.relabel(line, compact, theme, colours):
-                self.refresh_line(index)
+            if not (isinstance(line, ServerRow) or line.group or (changed and line.path not in changed)):
+                checked.append((index, line))
+        self.repaint_rows(self._labels.relabel(checked, compact, theme, colours))
 
     def _rearrange(self) -> bool:
         """Lay the rows out again if the arrangement changed; True when it did (and all was redrawn)."""
@@ -443,15 +445,8 @@ class NodeTree(CursorRows, inherit_bindings=False):
             return Strip.blank(width, styles.base)
         line = self._rows.line(index)
         label = self._labels.label(line, self.compact, self.app.theme, self.app.theme_variables)
-        cursor = index == self.cursor
-        hover = index == self.hover_row
-        place = (line, cursor, cursor and self.has_focus, hover, width, styles)
-        drawn = self._drawn.get(index, place, label)
-        if drawn is not None:
-            return drawn
-        return self._drawn.put(index, place, label, draw_row(
-            line, label, width=width, styles=styles, row_index=index, hover=hover, on_cursor=cursor,
-            focused=self.has_focus, console=self.app.console))
+        return self._drawn.strip(index, line, label, width=width, styles=styles, hover=index == self.hover_row,
+                                 on_cursor=index == self.cursor, focused=self.has_focus, console=self.app.console)
 
 
 def _under(path: NodePath, ancestor: NodePath) -> bool:

@@ -26,7 +26,6 @@ chart waits until it is shown.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -51,6 +50,7 @@ from omeconsole.core.chart_scale import (
     time_axis,
     window_label,
 )
+from omeconsole.live.pace import Interval
 
 CLIPPED_MARK = "▲"
 HEADROOM = 1.1
@@ -178,7 +178,7 @@ class ThroughputChart(Widget):
         self._panels = panels
         self._series: tuple[Panel, ...] = ()
         self._stale = True
-        self._drawn_at = -math.inf
+        self._drawn = Interval()
         self._ended: str | None = None
         self._marks: tuple[ChartMark, ...] = ()
 
@@ -229,9 +229,9 @@ class ThroughputChart(Widget):
         """Draw a series that is still waiting, if the chart is shown and the gap has passed."""
         if not self._stale or not self.is_mounted or not self.display:
             return
-        if now is not None and now - self._drawn_at < min_gap:
+        if now is not None and not self._drawn.due(now, min_gap):
             return
-        self._drawn_at = now if now is not None else -math.inf
+        self._drawn.drawn(now)
         self._draw()
 
     def _colour(self, variable: str) -> tuple[int, int, int]:

@@ -86,13 +86,15 @@ class DrawnRows:
     def __init__(self) -> None:
         self._drawn: dict[int, tuple[tuple[object, ...], Text, Strip]] = {}
 
-    def get(self, index: int, place: tuple[object, ...], label: Text) -> Strip | None:
+    def strip(self, index: int, row: Line, label: Text, *, width: int, styles: RowStyles, hover: bool,
+              on_cursor: bool, focused: bool, console: Console) -> Strip:
+        """Row `index`'s strip: the one kept when drawn from the same place and label, else drawn anew."""
+        place = (row, on_cursor, on_cursor and focused, hover, width, styles)
         drawn = self._drawn.get(index)
         if drawn is not None and drawn[0] == place and (drawn[1] is label or drawn[1] == label):
             return drawn[2]
-        return None
-
-    def put(self, index: int, place: tuple[object, ...], label: Text, strip: Strip) -> Strip:
+        strip = draw_row(row, label, width=width, styles=styles, row_index=index, hover=hover, on_cursor=on_cursor,
+                         focused=focused, console=console)
         self._drawn[index] = (place, label, strip)
         return strip
 

@@ -11,7 +11,8 @@ says how many it holds; a server's row is the label the screen gave (its health 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import cast
 
 from rich.text import Text
 
@@ -21,7 +22,7 @@ from omeconsole.core.tree_servers import Line, ServerRow
 from omeconsole.model.nodes import STATE_MARKS, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.badges import Marks, name_text, node_label
-from omeconsole.ui.widgets.tree_drawing import TreeColumns, prefix_width, unknown_view
+from omeconsole.ui.widgets.tree_drawing import TreeColumns, unknown_view
 
 ViewOf = Callable[[NodePath], NodeView]
 """What the tree reads about a node it draws (the engine's read-only view)."""
@@ -77,17 +78,25 @@ class TreeLabels:
         self._cache.clear()
 
     def shows(self, row: Row, compact: bool, theme: str) -> tuple[object, ...]:
-        """What a node's label shows: it is built again only when this changes."""
+        """What a node's label shows: it is built again only when this changes. The row's depth, place among
+        its siblings and toggle set the columns before its label, so the room left for its name."""
         view = self.view_of(row.path)
         latest = view.latest
         note = self.ended_note(row.path) if row.ended else None
         return (view.state, latest.at if latest else None, view.info.source_type if view.info else None,
-                compact, theme, self.marks_of(row.path), row.ended, self.columns, prefix_width(row), note)
+                compact, theme, self.marks_of(row.path), row.ended, self.columns, row.depth, len(row.lasts),
+                row.expandable, note)
 
-    def relabel(self, row: Row, compact: bool, theme: str, colours: Mapping[str, str]) -> bool:
-        """Bring a node's label up to date; True when it now reads differently (its row needs repainting)."""
-        cached = self._cache.get(row.path)
-        return self.label(row, compact, theme, colours) is not (cached[1] if cached is not None else None)
+    def relabel(self, rows: Iterable[tuple[int, Row]], compact: bool, theme: str,
+                colours: Mapping[str, str]) -> list[int]:
+        """Bring these rows' labels up to date (each with its index); the indices of those that now read
+        differently (their rows need repainting)."""
+        moved = []
+        for index, row in rows:
+            cached = self._cache.get(row.path)
+            if self.label(row, compact, theme, colours) is not (cached[1] if cached is not None else None):
+                moved.append(index)
+        return moved
 
     def label(self, line: Line, compact: bool, theme: str, colours: Mapping[str, str]) -> Text:
         """The row's label: the cached one while what it shows is unchanged, and while a new one reads the same."""
@@ -105,7 +114,7 @@ class TreeLabels:
             label = ended_label(line.path, note, colours)
         else:
             columns = self.columns
-            label = node_label(self.view_of(line.path), colours, compact=compact, marks=self.marks_of(line.path),
+            label = node_label(self.view_of(line.path), colours, compact=compact, marks=cast(Marks, key[5]),
                                name_room=columns.name_room(line) if columns else None,
                                badge_room=columns.badge_room if columns else None)
         if cached is not None and cached[1] == label:
