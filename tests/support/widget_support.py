@@ -17,6 +17,7 @@ from omeconsole.model.nodes import AppStreams, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample, StreamInfo, TrackInfo
 from omeconsole.model.server import LinkState, ServerInfo
+from omeconsole.ui.palette import console_variable_defaults
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, load_themes
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
@@ -69,6 +70,9 @@ class Gallery(App[None]):
         super().__init__()
         self.wanted_theme = theme
         self.window = window
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return console_variable_defaults(self)
 
     def compose(self) -> ComposeResult:
         with Horizontal():

@@ -37,6 +37,7 @@ from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
 from omeconsole.ui.actions import bindings
+from omeconsole.ui.palette import PALETTE_CLASSES, palette
 from omeconsole.ui.widgets.cursor_rows import CursorRows
 from omeconsole.ui.widgets.tree_drawing import (
     DrawnRows,
@@ -63,6 +64,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         "cursor_last", "open")
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
+        *PALETTE_CLASSES,
         "node-tree--guides", "node-tree--cursor", "node-tree--cursor-blurred", "node-tree--hover",
     }
 
@@ -154,7 +156,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if changed is None:
             self.refresh()
             return
-        compact, theme, colours = self.compact, self.app.theme, self.app.theme_variables
+        compact, theme, colours = self.compact, self.app.theme, palette(self)
         if changed:  # a host's or application's marks follow its streams' (`ADx2`): their rows are checked too
             changed = {*changed, *(parent for path in changed for parent in _parents(path))}
         top = int(self.scroll_y)
@@ -442,7 +444,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if index >= len(self._rows):
             return Strip.blank(width, styles.base)
         line = self._rows.line(index)
-        label = self._labels.label(line, self.compact, self.app.theme, self.app.theme_variables)
+        label = self._labels.label(line, self.compact, self.app.theme, palette(self))
         cursor = index == self.cursor
         hover = index == self.hover_row
         place = (line, cursor, cursor and self.has_focus, hover, width, styles)

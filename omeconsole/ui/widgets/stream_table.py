@@ -35,6 +35,7 @@ from omeconsole.core.stream_table import (
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import TABLE_SORT_KEYS, bindings
+from omeconsole.ui.palette import PALETTE_CLASSES, palette
 from omeconsole.ui.widgets.cursor_rows import CursorRows
 
 
@@ -44,6 +45,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         *(f"table_sort_{column}" for column, _, _ in TABLE_SORT_KEYS))
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
+        *PALETTE_CLASSES,
         "stream-table--header", "stream-table--cursor", "stream-table--cursor-blurred", "stream-table--hover",
     }
 
@@ -218,7 +220,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         path = self._table.row(index)
         facts = self._source.facts(path)
         texts = cells(facts)
-        colours = self.app.theme_variables
+        colours = palette(self)
         style = base + Style(meta={"row": index})
         if index == self.hover_row:
             style += self.get_component_rich_style("stream-table--hover")

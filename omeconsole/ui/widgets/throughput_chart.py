@@ -20,11 +20,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
+from rich.style import Style
 from textual.app import ComposeResult, RenderResult
-from textual.color import Color
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual_plotext import PlotextPlot
@@ -39,6 +39,7 @@ from omeconsole.core.chart_scale import (
     time_axis,
     window_label,
 )
+from omeconsole.ui.palette import PALETTE_CLASSES, Palette, PaletteFollower
 
 CLIPPED_MARK = "▲"
 HEADROOM = 1.1
@@ -66,7 +67,7 @@ class Series:
     xs: Sequence[float]
     ys: Sequence[float | None]
     colour_variable: str
-    """A theme variable name (e.g. "rate-in"), resolved at draw time so theme switches apply."""
+    """A palette name (e.g. "rate-in", `ui/palette`), resolved at draw time so theme switches apply."""
 
 
 class CachedPlot(PlotextPlot):
@@ -93,6 +94,7 @@ class CachedPlot(PlotextPlot):
 class ThroughputChart(Widget):
     """`set_series([in, out])`: one panel per series, side by side."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
     DEFAULT_CSS = """
     ThroughputChart { height: 1fr; layout: horizontal; }
     ThroughputChart > PlotextPlot { height: 1fr; width: 1fr; }
@@ -108,6 +110,7 @@ class ThroughputChart(Widget):
         self._stale = True
         self._drawn_at = -math.inf
         self._ended: str | None = None
+        self._palette = PaletteFollower(self, self._draw)
 
     def end_at(self, ended: str | None) -> None:
         """The chart ends when the stream ended (`ended`: when, in words) rather than now; None: it runs to now."""
@@ -120,8 +123,11 @@ class ThroughputChart(Widget):
             yield CachedPlot()
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())
         self._draw()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
 
     def on_show(self) -> None:
         self.flush()  # data that arrived while hidden
@@ -152,18 +158,24 @@ class ThroughputChart(Widget):
         self._drawn_at = now if now is not None else -math.inf
         self._draw()
 
-    def _colour(self, variable: str) -> tuple[int, int, int]:
-        value = self.app.theme_variables.get(variable) or self.app.theme_variables.get("primary", "#888888")
-        return Color.parse(value).rgb
+    def _colour(self, colours: Palette, name: str) -> tuple[int, int, int]:
+        """The one place a palette colour leaves Rich styles: plotext draws in RGB triplets. Without a
+        stylesheet that names it (a bare test app), the chart's own text colour."""
+        colour = Style.parse(colours.get(name, "")).color or self.rich_style.color
+        if colour is None:
+            return (136, 136, 136)
+        triplet = colour.get_truecolor()
+        return (triplet.red, triplet.green, triplet.blue)
 
     def _draw(self) -> None:
         if not self.is_mounted:
             return
         self._stale = False
+        colours = self._palette.built_with()
         for plot, series in zip(self.query(CachedPlot).results(CachedPlot), self._series, strict=False):
-            self._draw_panel(plot, series)
+            self._draw_panel(plot, series, colours)
 
-    def _draw_panel(self, plot: CachedPlot, series: Series) -> None:
+    def _draw_panel(self, plot: CachedPlot, series: Series, colours: Palette) -> None:
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
@@ -175,7 +187,7 @@ class ThroughputChart(Widget):
         shown = [downsample(piece, -window, 0.0, columns) for piece in pieces]
         top = robust_top([y for _, ys in shown for y in ys])
         axis = rate_axis(top.value * HEADROOM, intervals=max(1, min(5, (height - 4) // 2)))
-        colour = self._colour(series.colour_variable)
+        colour = self._colour(colours, series.colour_variable)
         for xs, ys in shown:
             plt.plot(xs, [min(y, axis.top) for y in ys], marker="braille", color=colour)
         note = "no data" if not shown else ""
