@@ -42,7 +42,6 @@ from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
 from omeconsole.ui.commands import action_commands
 from omeconsole.ui.keymap import split_keymap
-from omeconsole.ui.palette import console_variable_defaults
 from omeconsole.ui.screen_routes import ScreenRoutes
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
@@ -155,9 +154,6 @@ class ConsoleApp(ScreenRoutes):
         problem = await recording.start()
         if problem is not None:
             self.notify(visible(problem), title="no history", severity="warning", timeout=15, markup=False)
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return console_variable_defaults(self)
 
     def _load_themes(self) -> tuple[list[tuple[str, str | None]], str | None]:
         """Registers the theme files and applies the configured theme before the app runs, so that its

@@ -1,24 +1,23 @@
 """The console's own colours (states, rates, muted words) as Rich styles read from CSS, never from theme variables.
 
 A widget or screen that draws text in these colours lists `PALETTE_CLASSES` in its `COMPONENT_CLASSES` and
-reads `palette(self)` when it builds that text; `app.tcss` gives each component class its theme variable
-(`.palette--rate-in { color: $rate-in; }`), so a theme (or a stylesheet) says every colour. Textual works the
-component styles out again when the theme changes; a widget whose text is built ahead of drawing is told by
+`PALETTE_CSS` in its `DEFAULT_CSS`, which gives each component class its theme variable
+(`.palette--rate-in { color: $rate-in; }`), and reads `palette(self)` when it builds that text: a theme (or an
+app's stylesheet, which may restyle a class) says every colour. Textual works the component styles out again
+when the theme changes and refreshes the widget; a widget whose text is built ahead of drawing is told by
 `PaletteFollower` and builds it again, so a new theme recolours everything at once. The one place a colour
 leaves Rich styles is the chart: plotext wants RGB triplets (`ThroughputChart._colour`).
 
-The console's apps give Textual defaults for these variables (`console_variable_defaults`), so the CSS parses
-in Textual's own themes too.
+The console's apps are `PaletteApp`s: they give Textual defaults for these variables, so the CSS parses in
+Textual's own themes too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from rich.style import Style
-from textual.app import App
-from textual.dom import DOMNode
+from textual.app import App, ReturnType
 from textual.widget import Widget
 
 from omeconsole.ui.themes import derived_variables
@@ -27,6 +26,9 @@ PALETTE_NAMES = ("muted", "accent", "state-live", "state-ended", "state-stale", 
                  "rate-out", "meter")
 """The colours text is drawn in; each is the theme variable of the same name."""
 PALETTE_CLASSES = frozenset(f"palette--{name}" for name in PALETTE_NAMES)
+PALETTE_CSS = "\n" + "\n".join(f".palette--{name} {{ color: ${name}; }}" for name in PALETTE_NAMES)
+"""The classes' colours, in the `DEFAULT_CSS` of every widget that lists them (Textual scopes it to the widget),
+so the widget is coloured in any app that defines the variables (`PaletteApp`), whatever stylesheet it loads."""
 
 Palette = Mapping[str, str]
 """Rich style strings by palette name (`"#50c878"`, or `""` where the stylesheet sets none)."""
@@ -42,18 +44,20 @@ def palette(widget: Widget) -> dict[str, str]:
     return styles
 
 
-def console_variable_defaults(app: App[Any]) -> dict[str, str]:
-    """The console's variables for a theme that does not name them (Textual's own): derived from its colours
-    as a theme file's are, so the stylesheets that use them parse in every theme."""
-    return derived_variables(app.current_theme)
+class PaletteApp(App[ReturnType]):
+    """An app whose stylesheets may use the console's variables in any theme: one that does not name them
+    (Textual's own) gets them derived from its colours, as a theme file that leaves them out does."""
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return derived_variables(self.current_theme)
 
 
 class PaletteFollower:
     """Calls `redraw` when a widget's palette is no longer the one its text was built in.
 
     Textual updates a node's component styles just after it tells the node its styles changed
-    (`notify_style_update`): the comparison runs after the next refresh, and costs one dictionary
-    comparison when nothing changed."""
+    (`notify_style_update`), in the same pass over the stylesheet: the comparison runs once that pass is over
+    (`call_next`), before the screen is drawn again, and costs one dictionary comparison when nothing changed."""
 
     def __init__(self, widget: Widget, redraw: Callable[[], object]) -> None:
         self._widget = widget
@@ -67,9 +71,8 @@ class PaletteFollower:
 
     def styles_changed(self) -> None:
         """Call from the widget's `notify_style_update`."""
-        node: DOMNode = self._widget
-        if node.is_attached and self._drawn is not None:
-            self._widget.call_after_refresh(self._check)
+        if self._widget.is_attached and self._drawn is not None:
+            self._widget.call_next(self._check)
 
     def _check(self) -> None:
         if self._drawn is not None and self._widget.is_mounted and palette(self._widget) != self._drawn:

@@ -24,7 +24,7 @@ from textual.widgets import Static
 
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
 from omeconsole.ui.keymap import HelpSection
-from omeconsole.ui.palette import PALETTE_CLASSES, PaletteFollower
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,7 @@ def help_table(entries: list[HelpEntry], colours: Mapping[str, str]) -> Table:
 class HelpScreen(ModalScreen[None]):
     BINDINGS = bindings("close_help")
     COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     def __init__(self, entries: list[HelpEntry]) -> None:
         super().__init__()

@@ -34,7 +34,7 @@ from omeconsole.ui.adops.changes import AdOpsChanged
 from omeconsole.ui.engine_feed import EVERYTHING, NOTHING, EngineFeed, tick_into
 from omeconsole.ui.messages import AlertsChanged, ClockTick, EngineChanged
 from omeconsole.ui.open_requests import OpenAdBreak, OpenAdEvents, OpenAlerts, OpenSchedules, ShowExported
-from omeconsole.ui.palette import PALETTE_CLASSES, PaletteFollower
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar, StatusLine
 
@@ -67,6 +67,7 @@ class LiveScreen(Screen[None]):
     # Labels, notes and the status line are built in these colours (`ui/palette`); another theme changes them
     # and the screen is drawn again (a screen hidden then is drawn on its return).
     COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     def __init__(self, live: LiveSession) -> None:
         super().__init__()
@@ -241,6 +242,7 @@ class LiveScreen(Screen[None]):
         if not self.is_mounted or not self.app.is_running:
             return  # shutting down: the widgets may be gone while reports still arrive
         self._redrawn_at = self.live.clock.monotonic()
+        self.palette.built_with()  # what this draw's text is built in: another theme draws it again
         self.redraw(changes)
         self.refresh_status()
         self._readings_shown = self._readings_shown or self.showing_readings()

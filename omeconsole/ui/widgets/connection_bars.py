@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from omeconsole.core import units
 from omeconsole.core.text import visible
-from omeconsole.ui.palette import PALETTE_CLASSES, PaletteFollower
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 
 _FULL = "█"
 _PARTIAL = " ▏▎▍▌▋▊▉"
@@ -39,6 +39,7 @@ class ConnectionBars(Static):
     """One line per protocol: `rtmp    ██████▌        12`."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     def __init__(self, title: str, protocols: Sequence[str], **options: Any) -> None:
         self._palette = PaletteFollower(self, lambda: self._draw(reading=False))

@@ -19,7 +19,7 @@ from omeconsole.core import units
 from omeconsole.core.fleet.views import FleetView, ServerPart
 from omeconsole.core.text import visible
 from omeconsole.model import audience
-from omeconsole.ui.palette import PALETTE_CLASSES, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
 
 PRESENCE_WORDS = {"absent": "not on this server", "pending": "listed, not read yet"}
 
@@ -92,6 +92,7 @@ class FleetViewPanel(Static):
     """`show(view)` draws a node across the fleet; `clear()` when nothing is selected."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     def show(self, view: FleetView) -> None:
         self.display = True

@@ -24,7 +24,7 @@ from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
 from omeconsole.ui.fitting import Part, chosen, joined
-from omeconsole.ui.palette import PALETTE_CLASSES, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
 from omeconsole.ui.widgets.stream_info_panel import StreamInfoPanel
@@ -95,6 +95,7 @@ class NodeDetail(VerticalScroll):
     """Call `show(view, now, window)` after each engine update; it redraws only what changed."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     def __init__(self, *, chart_gap: float = 0.0, fold_hint: str = "scroll", **options: Any) -> None:
         """`chart_gap`: seconds between rebuilds of the same node's chart (see `ThroughputChart`);

@@ -37,7 +37,7 @@ from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.palette import PALETTE_CLASSES, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, Palette, palette
 from omeconsole.ui.widgets.cursor_rows import CursorRows
 from omeconsole.ui.widgets.tree_drawing import (
     DrawnRows,
@@ -79,7 +79,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         & > .node-tree--cursor-blurred { color: $foreground; background: $block-cursor-blurred-background; }
         & > .node-tree--hover { background: $block-hover-background; }
     }
-    """
+    """ + PALETTE_CSS
 
     # The messages live in tree_messages.py; screens name them here (`@on(NodeTree.Opened, "#tree")`).
     Highlighted: TypeAlias = TreeHighlighted
@@ -112,6 +112,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         """The tree's columns were decided from a whole listing's names: kept until the screen's size changes."""
         self._told_visible: tuple[NodePath, ...] | None = None
         self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
+        self._colours: Palette = {}
 
     # Data in ---------------------------------------------------------------------------------------
 
@@ -433,6 +434,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
                                   self.get_component_rich_style("node-tree--hover"),
                                   self.get_component_rich_style("node-tree--cursor"),
                                   self.get_component_rich_style("node-tree--cursor-blurred"))
+        self._colours = palette(self)
         strips = super().render_lines(crop)
         self._drawn.keep_on_screen(int(self.scroll_y), self.size.height)
         return strips
@@ -444,7 +446,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if index >= len(self._rows):
             return Strip.blank(width, styles.base)
         line = self._rows.line(index)
-        label = self._labels.label(line, self.compact, self.app.theme, palette(self))
+        label = self._labels.label(line, self.compact, self.app.theme, self._colours)
         cursor = index == self.cursor
         hover = index == self.hover_row
         place = (line, cursor, cursor and self.has_focus, hover, width, styles)

@@ -25,7 +25,7 @@ from textual.widgets import Static
 from omeconsole.core import units
 from omeconsole.core.text import visible
 from omeconsole.model.server import LinkState
-from omeconsole.ui.palette import PALETTE_CLASSES, PaletteFollower, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower, palette
 
 CONNECTION_MARKS: dict[str, tuple[str, str]] = {
     "connecting": ("…", "connecting"),
@@ -63,6 +63,7 @@ class Banner(Static):
     """Hidden while there is nothing to say."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     _shown: str | None = None
 
@@ -213,6 +214,7 @@ class StatusBar(Widget):
     """`show(StatusLine(...))`; the line is fitted to the bar's width each time it is drawn."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

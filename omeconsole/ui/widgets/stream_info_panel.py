@@ -15,7 +15,7 @@ from textual.widgets import Static
 from omeconsole.core import units
 from omeconsole.core.text import visible
 from omeconsole.model.readings import StreamInfo, TrackInfo
-from omeconsole.ui.palette import PALETTE_CLASSES, PaletteFollower
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 
 FIELD_LIMIT = 200
 """Characters of one server string shown (a longer one ends with …)."""
@@ -46,6 +46,7 @@ TITLE = "source and tracks"
 
 class StreamInfoPanel(Static):
     COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
     def __init__(self, **options: Any) -> None:
         self._palette = PaletteFollower(self, self._draw)
         super().__init__(**options)

@@ -35,7 +35,7 @@ from omeconsole.core.stream_table import (
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import TABLE_SORT_KEYS, bindings
-from omeconsole.ui.palette import PALETTE_CLASSES, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
 from omeconsole.ui.widgets.cursor_rows import CursorRows
 
 
@@ -60,7 +60,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         & > .stream-table--cursor-blurred { color: $foreground; background: $block-cursor-blurred-background; }
         & > .stream-table--hover { background: $block-hover-background; }
     }
-    """
+    """ + PALETTE_CSS
 
     class TableMessage(Message):
         """A message of the table (`control`: the table, for `@on(..., "#id")` selectors)."""

@@ -39,7 +39,7 @@ from omeconsole.core.chart_scale import (
     time_axis,
     window_label,
 )
-from omeconsole.ui.palette import PALETTE_CLASSES, Palette, PaletteFollower
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, Palette, PaletteFollower
 
 CLIPPED_MARK = "▲"
 HEADROOM = 1.1
@@ -98,7 +98,7 @@ class ThroughputChart(Widget):
     DEFAULT_CSS = """
     ThroughputChart { height: 1fr; layout: horizontal; }
     ThroughputChart > PlotextPlot { height: 1fr; width: 1fr; }
-    """
+    """ + PALETTE_CSS
 
     window: reactive[float] = reactive(WINDOWS[0], init=False)
     """Seconds of history shown, ending now."""

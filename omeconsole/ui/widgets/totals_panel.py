@@ -21,7 +21,7 @@ from textual.widgets import Static
 from omeconsole.core import units
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import NodeStats
-from omeconsole.ui.palette import PALETTE_CLASSES, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
 from omeconsole.ui.widgets.cell_grid import CellLines, column_widths, fits, grid_lines
 
 DISAGREE = "⚠ differs from ours"
@@ -84,6 +84,7 @@ class TotalsPanel(Static):
     """The pairs drawn for the width the panel has when it is drawn (a resize draws them again)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
