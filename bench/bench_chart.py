@@ -19,10 +19,11 @@ import time
 from typing import Any
 
 from baseline import loaded, parser, row
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.widget import Widget
 from textual_plotext import PlotextPlot
 
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, load_themes
 from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
 
@@ -38,7 +39,7 @@ def history(points: int) -> tuple[list[float], list[float | None], list[float | 
     return xs, rate_in, rate_out
 
 
-class Host(App[None]):
+class Host(PaletteApp[None]):
     CSS = "#chart { width: 100; height: 12; }"
 
     def __init__(self, chart: Widget) -> None:

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from baseline import loaded, parser, row
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.geometry import Region
 from textual.widget import Widget
 
@@ -33,6 +33,7 @@ from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample
 from omeconsole.ui import badges
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, load_themes
 from omeconsole.ui.widgets.node_tree import NodeTree
 
@@ -72,7 +73,7 @@ class Readings:
         return NodeView(path, NodeState.LIVE if latest else NodeState.UNKNOWN, latest)
 
 
-class Host(App[None]):
+class Host(PaletteApp[None]):
     """One tree, fed as the dashboard feeds it; `update` is one data redraw."""
 
     def __init__(self, readings: Readings) -> None:

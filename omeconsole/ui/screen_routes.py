@@ -8,7 +8,6 @@ overrides, so that Enter in a replay opens a replayed node view wherever it is p
 from __future__ import annotations
 
 from textual import on
-from textual.app import App
 from textual.screen import Screen
 
 from omeconsole.live.session import LiveSession
@@ -23,11 +22,12 @@ from omeconsole.ui.open_requests import (
     OpenSchedules,
     ShowExported,
 )
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.status import status_line
 
 
-class ScreenRoutes(App[None]):
-    """Opens the screens that screens ask for."""
+class ScreenRoutes(PaletteApp[None]):
+    """Opens the screens that screens ask for (a `PaletteApp`: the console's colours parse in every theme)."""
 
     def node_screen(self, live: LiveSession, path: NodePath) -> Screen[None]:
         """The node view of `path` (a replay's app shows its own)."""

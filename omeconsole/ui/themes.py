@@ -73,27 +73,30 @@ class ThemeFile(BaseModel):
         return value
 
     def to_theme(self) -> Theme:
-        variables = {**self._derived_variables(), **self.variables}
-        return Theme(
+        theme = Theme(
             name=self.name, primary=self.primary, secondary=self.secondary, accent=self.accent,
             warning=self.warning, error=self.error, success=self.success, foreground=self.foreground,
             background=self.background, surface=self.surface, panel=self.panel, boost=self.boost,
             dark=self.dark, luminosity_spread=self.luminosity_spread, text_alpha=self.text_alpha,
-            variables=variables,
         )
+        theme.variables = {**derived_variables(theme), **self.variables}
+        return theme
 
-    def _derived_variables(self) -> dict[str, str]:
-        muted = self.foreground or ("#A0A0A0" if self.dark else "#505050")
-        return {
-            "muted": muted,
-            "state-live": self.success or self.primary,
-            "state-ended": muted,
-            "state-stale": self.warning or self.accent or self.primary,
-            "state-unknown": muted,
-            "rate-in": self.primary,
-            "rate-out": self.accent or self.secondary or self.primary,
-            "meter": self.primary,
-        }
+
+def derived_variables(theme: Theme) -> dict[str, str]:
+    """The console's own variables (state and rate colours) from a theme's usual colours: what a theme file
+    leaves out, and what Textual's own themes get (`ui/palette.console_variable_defaults`)."""
+    muted = theme.foreground or ("#A0A0A0" if theme.dark else "#505050")
+    return {
+        "muted": muted,
+        "state-live": theme.success or theme.primary,
+        "state-ended": muted,
+        "state-stale": theme.warning or theme.accent or theme.primary,
+        "state-unknown": muted,
+        "rate-in": theme.primary,
+        "rate-out": theme.accent or theme.secondary or theme.primary,
+        "meter": theme.primary,
+    }
 
 
 def _parse_colour(value: str) -> None:

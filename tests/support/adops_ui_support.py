@@ -40,6 +40,7 @@ from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState, ServerInfo
 from omeconsole.ui.adops import ADOPS_BINDINGS, cue_in_flow, cue_out_flow, id3_flow, relay_changes
 from omeconsole.ui.commands import action_commands
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.screens.ad_break import AdBreakScreen
 from omeconsole.ui.screens.ad_events import AdEventsScreen
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, load_themes
@@ -131,7 +132,7 @@ class StreamScreen(Screen[None]):
         self.app.push_screen(self.rig.events())
 
 
-class AdOpsHost(App[None]):
+class AdOpsHost(PaletteApp[None]):
     """An app around one rig: `first(rig)` is the screen in front (a `StreamScreen` by default)."""
 
     NOTIFICATION_TIMEOUT = TOASTS_STAY_S

@@ -11,14 +11,15 @@ import sys
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.strip import Strip
 from textual.widgets import Static
 
 from omeconsole.cli import gc_policy
+from omeconsole.ui.palette import PaletteApp
 
 
-class Readings(App[None]):
+class Readings(PaletteApp[None]):
     def compose(self) -> ComposeResult:
         for row in range(8):
             yield Static(id=f"row{row}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Footer
 
@@ -17,6 +17,7 @@ from omeconsole.model.nodes import AppStreams, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample, StreamInfo, TrackInfo
 from omeconsole.model.server import LinkState, ServerInfo
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.themes import BUILTIN_THEME_DIR, load_themes
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree
@@ -62,7 +63,7 @@ def view_of(path: NodePath) -> NodeView:
     return NodeView(path=path, state=state) if state is NodeState.UNKNOWN else view(path, state)
 
 
-class Gallery(App[None]):
+class Gallery(PaletteApp[None]):
     CSS_PATH = str(Path(__file__).resolve().parents[2] / "omeconsole" / "ui" / "app.tcss")
 
     def __init__(self, theme: str, window: float = 60.0) -> None:

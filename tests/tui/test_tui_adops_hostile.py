@@ -36,6 +36,7 @@ from omeconsole.core.context import ServerContext
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState
 from omeconsole.ui.adops.dialogs import CueOutDialog, Id3Dialog
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.screens.ad_events import AdEventDetail, AdEventsScreen
 from omeconsole.ui.widgets.status_bar import StatusLine
 from simulator.world.clock import ManualClock
@@ -211,7 +212,7 @@ def _audit_with(text: str) -> str:
 @pytest.fixture
 async def bare_app() -> AsyncIterator[tuple[App[None], Pilot[None]]]:
     """One running app for every example of the property (a new screen each time, then closed)."""
-    app: App[None] = App()
+    app: App[None] = PaletteApp()
     async with app.run_test(size=(200, 30)) as pilot:
         yield app, pilot
 

@@ -25,6 +25,7 @@ from omeconsole.core.chart_scale import (
     time_axis,
     time_columns,
 )
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline, Spark, SparkBars, spark_numbers
 from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
 
@@ -106,7 +107,7 @@ def test_sparkline_draws_change_not_a_solid_bar() -> None:
     assert spark_numbers(4.5e6, 900e3, 4.9e6) == "4.50 Mb/s  min 900.00 kb/s  max 4.90 Mb/s"
 
 
-class ChartHost(App[None]):
+class ChartHost(PaletteApp[None]):
     CSS = "ThroughputChart { height: 14; }"
 
     def compose(self) -> ComposeResult:
@@ -160,7 +161,7 @@ async def test_an_outlier_is_clipped_marked_and_named_and_a_gap_stays_a_gap() ->
         assert any(drawn[:third]) and any(drawn[-third:]) and not any(drawn[third + 2:2 * third - 2])
 
 
-class SparkHost(App[None]):
+class SparkHost(PaletteApp[None]):
     CSS = "RateSparkline { width: 80; height: 1; }"
 
     def compose(self) -> ComposeResult:
@@ -200,7 +201,7 @@ def test_sparkline_columns_are_the_charts_instants_blank_where_there_is_no_data(
     assert silent[45:95] == [None] * 50 and silent[30] == silent[110] == 5e6
 
 
-class TwoSparks(App[None]):
+class TwoSparks(PaletteApp[None]):
     CSS = "RateSparkline { width: 80; height: 1; }"
 
     def compose(self) -> ComposeResult:

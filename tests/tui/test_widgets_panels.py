@@ -3,19 +3,20 @@ as wide as the panel is."""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.geometry import Region
 from wait_support import resized, settled
 from widget_support import NEWS, NOW, view
 
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.widgets.connection_bars import SHRINK_AFTER, ConnectionBars
 from omeconsole.ui.widgets.totals_panel import TotalsPanel, totals_rows
 
 PROTOCOLS = ("llhls", "hlsv3", "webrtc", "srt")
 
 
-class PanelHost(App[None]):
+class PanelHost(PaletteApp[None]):
     CSS = "ConnectionBars { width: 1fr; height: auto; border: round $primary; padding: 0 1; }"
 
     def compose(self) -> ComposeResult:
@@ -59,7 +60,7 @@ async def test_a_flapping_count_does_not_move_the_screen_and_another_node_starts
         assert "n/a (not reported by this server)" in "\n".join(lines(panel))
 
 
-class TotalsHost(App[None]):
+class TotalsHost(PaletteApp[None]):
     CSS = "TotalsPanel { width: 1fr; height: auto; border: round $primary; padding: 0 1; }"
 
     def compose(self) -> ComposeResult:

@@ -26,6 +26,7 @@ from omeconsole.core.tree_model import SortOrder
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.widgets.node_tree import NodeTree
 from omeconsole.ui.widgets.tree_drawing import ServerLine
 
@@ -51,7 +52,7 @@ class Views:
         return NodeView(path=path, state=self.states.get(path, NodeState.UNKNOWN))
 
 
-class TreeHost(App[None]):
+class TreeHost(PaletteApp[None]):
     CSS = "NodeTree { width: auto; max-width: 100%; height: 1fr; }"
 
     def __init__(self, listing: Listing, views: Callable[[NodePath], NodeView] | None = None) -> None:
@@ -387,7 +388,7 @@ async def test_badges_keep_their_columns_and_never_touch_what_is_beside_the_tree
     row start in the same column."""
     listing: Listing = {"default": {"app": AppStreams(("news", "a-stream-name-longer-than-most"))}}
 
-    class Beside(App[None]):
+    class Beside(PaletteApp[None]):
         CSS = "Horizontal { height: 1fr; } NodeTree { width: auto; max-width: 50%; } #beside { width: 1fr; }"
 
         def compose(self) -> ComposeResult:

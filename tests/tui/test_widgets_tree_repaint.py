@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
 from wait_support import settled
@@ -17,6 +17,7 @@ from widget_support import stats
 from omeconsole.model.nodes import AppStreams, Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.widgets.node_tree import NodeTree
 
 LISTING: Listing = {"default": {"app": AppStreams(("news", "backup", "sports", "slow"))}}
@@ -54,7 +55,7 @@ class Readings:
         return NodeView(path=path, state=NodeState.STALE if path in self.stale else NodeState.LIVE, latest=latest)
 
 
-class Host(App[None]):
+class Host(PaletteApp[None]):
     CSS = "PaintedTree { width: 1fr; height: 1fr; }"
 
     def __init__(self) -> None:

@@ -91,7 +91,7 @@ class AlertsScreen(LiveScreen):
     def redraw(self, changes: EngineUpdate) -> None:
         live = self.live
         now, wall = live.clock.monotonic(), live.clock.wall()
-        colours = self.app.theme_variables
+        colours = self.palette.built_with()
         alerts = self.alerts()
         rows = [(_row_key(a), row_cells(a, self._rule_of(a), now, wall, colours, server=self._servers))
                 for a in alerts]
@@ -146,7 +146,7 @@ class AlertsScreen(LiveScreen):
         if alert is None:
             panel.update("No alerts yet: a rule's alert appears here once its condition holds.")
             return
-        panel.update(detail_text(alert, self._rule_of(alert), self.app.theme_variables, server=self._servers))
+        panel.update(detail_text(alert, self._rule_of(alert), self.palette.built_with(), server=self._servers))
 
     # Keys ---------------------------------------------------------------------------------------------
 

@@ -120,7 +120,7 @@ class FleetScreen(DashboardScreen):
         if not isinstance(line, ServerRow) or not detail.display or self.has_class("-table"):
             return False
         server = next(s for s in summary.servers if s.health.profile == line.profile)
-        detail.clear(server_card(server, self.app.theme_variables))
+        detail.clear(server_card(server, self.palette.built_with()))
         return True
 
     def _draw_fleet(self) -> None:
@@ -147,7 +147,7 @@ class FleetScreen(DashboardScreen):
         self._fleet_drawn.drawn(self.live.clock.monotonic())
         summary = self.fleet.summary()
         self.query_one("#fleet-totals", Static).update(fleet_line(summary))
-        colours = self.app.theme_variables
+        colours = self.palette.built_with()
         self.query_one(NodeTree).show_servers(
             [ServerLine(server.health.profile, *server_label(server, colours)) for server in summary.servers],
             self.fleet.current)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -23,6 +24,7 @@ from textual.widgets import Static
 
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
 from omeconsole.ui.keymap import HelpSection
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 
 
 @dataclass(frozen=True)
@@ -104,21 +106,28 @@ def help_table(entries: list[HelpEntry], colours: Mapping[str, str]) -> Table:
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = bindings("close_help")
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     def __init__(self, entries: list[HelpEntry]) -> None:
         super().__init__()
         self._entries = entries
+        self._palette = PaletteFollower(self, self._draw_table)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body") as body:
             body.border_title = "keys  (remap by id under \\[keymap] in the config file; ctrl+p for commands)"
-            yield Static(help_table(self._entries, self.app.theme_variables), id="help-table")
+            yield Static(id="help-table")
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._recolour)
+        self._draw_table()
 
-    def _recolour(self, _theme: object) -> None:
-        self.query_one("#help-table", Static).update(help_table(self._entries, self.app.theme_variables))
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
+
+    def _draw_table(self) -> None:
+        self.query_one("#help-table", Static).update(help_table(self._entries, self._palette.built_with()))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

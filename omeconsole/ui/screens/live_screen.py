@@ -16,6 +16,7 @@ application) is hidden from the footer and does nothing. What a key did is said 
 from __future__ import annotations
 
 from abc import abstractmethod
+from typing import ClassVar
 
 from textual import on
 from textual.screen import Screen
@@ -42,6 +43,7 @@ from omeconsole.ui.open_requests import (
     OpenSchedules,
     ShowExported,
 )
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 from omeconsole.ui.status import status_line
 from omeconsole.ui.widgets.status_bar import Banner, StatusBar, StatusLine
 
@@ -65,6 +67,10 @@ class LiveScreen(Screen[None]):
     BINDINGS = bindings("cue_out", "cue_in", "id3", "ad_break", "pause", "refresh", "chart_window", "export",
                         "ad_events", "alerts", "interval_longer", "interval_shorter", "chart_window_back",
                         "schedules", "copy")
+    # Labels, notes and the status line are built in these colours (`ui/palette`); another theme changes them
+    # and the screen is drawn again (a screen hidden then is drawn on its return).
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
 
     def __init__(self, live: LiveSession) -> None:
         super().__init__()
@@ -74,6 +80,8 @@ class LiveScreen(Screen[None]):
         self._pace = ScreenPace(live.pace)
         self._flush_timer: Timer | None = None
         self._readings_shown = False
+        self.palette = PaletteFollower(self, self._draw_everything_shown)
+        """The colours text is built in now: `self.palette.built_with()`."""
 
     # What a screen says about itself --------------------------------------------------------------
 
@@ -104,12 +112,13 @@ class LiveScreen(Screen[None]):
         self._listen()
         self.declare_on_screen()
         self._draw(EVERYTHING)
-        # Labels, panels and the status line are built in the theme's colours: another theme draws them again.
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.recolour())
 
-    def recolour(self) -> None:
-        """Another theme: draw everything again in its colours (a screen hidden now is drawn on its return)."""
-        if self.in_view:
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.palette.styles_changed()
+
+    def _draw_everything_shown(self) -> None:
+        if self.in_view:  # a screen hidden now is drawn when it returns
             self._draw(EVERYTHING)
 
     def on_unmount(self) -> None:
@@ -215,6 +224,7 @@ class LiveScreen(Screen[None]):
         if not self.is_mounted or not self.app.is_running:
             return  # shutting down: the widgets may be gone while reports still arrive
         self._pace.drawn(self.live.clock.monotonic())
+        self.palette.built_with()  # what this draw's text is built in: another theme draws it again
         self.redraw(changes)
         self.refresh_status()
         self._readings_shown = self._readings_shown or self.showing_readings()

@@ -90,7 +90,6 @@ class NodeScreen(LiveScreen):
         yield FittedFooter()
 
     def on_mount(self) -> None:
-        self._draw_breadcrumb()
         if self.path.level != "stream":
             self.query_one("#children", OptionList).focus()
         self._thumbnail_due()
@@ -119,11 +118,7 @@ class NodeScreen(LiveScreen):
 
     def _draw_breadcrumb(self) -> None:
         self.query_one("#breadcrumb", Static).update(
-            breadcrumb(self.live.context.host, self.path, self.app.theme_variables))
-
-    def recolour(self) -> None:
-        self._draw_breadcrumb()
-        super().recolour()
+            breadcrumb(self.live.context.host, self.path, self.palette.built_with()))
 
     def selected_path(self) -> NodePath:
         return self.path
@@ -141,10 +136,12 @@ class NodeScreen(LiveScreen):
                              [self.path] if self.path.level == "app" else [])
 
     def redraw(self, changes: EngineUpdate) -> None:
+        if changes.everything:  # shown, or in another theme's colours
+            self._draw_breadcrumb()
         live = self.live
         now = live.clock.monotonic()
         self.query_one(NodeDetail).show(live.chart_view(self.path), now, live.options.chart_window,
-                                        node_notes(live, self.path, self.app.theme_variables),
+                                        node_notes(live, self.path, self.palette.built_with()),
                                         shown_events(live, self.path, now), playback_of(live, self.path))
         self._refresh_children(changes.nodes)
 
@@ -174,7 +171,7 @@ class NodeScreen(LiveScreen):
                 listing.replace_option_prompt_at_index(index, label)
 
     def _label(self, child: NodePath) -> Text:
-        return node_label(self.live.engine.node(child), self.app.theme_variables,
+        return node_label(self.live.engine.node(child), self.palette.built_with(),
                           compact=self.app.size.width < 100, marks=node_marks(self.live, child))
 
     @on(OptionList.OptionSelected, "#children")

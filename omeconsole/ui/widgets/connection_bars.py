@@ -10,13 +10,14 @@ not report a direction at all (v1 has no inbound counters) the panel says n/a in
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.widgets import Static
 
 from omeconsole.core import units
 from omeconsole.core.text import visible
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 
 _FULL = "█"
 _PARTIAL = " ▏▎▍▌▋▊▉"
@@ -37,7 +38,11 @@ def bar(value: int, peak: int, width: int) -> str:
 class ConnectionBars(Static):
     """One line per protocol: `rtmp    ██████▌        12`."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
+
     def __init__(self, title: str, protocols: Sequence[str], **options: Any) -> None:
+        self._palette = PaletteFollower(self, lambda: self._draw(reading=False))
         super().__init__(**options)
         self.border_title = title
         self._protocols = tuple(protocols)
@@ -57,8 +62,9 @@ class ConnectionBars(Static):
         self._counts = dict(counts) if counts is not None else None
         self._draw(reading=True)
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw(reading=False))  # theme colours
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
 
     def on_resize(self) -> None:
         self._draw(reading=False)  # the bars are as long as the panel is wide
@@ -100,7 +106,7 @@ class ConnectionBars(Static):
         return len(text.wrap(self.app.console, width))
 
     def _text(self, width: int) -> Text:
-        muted = self.app.theme_variables.get("muted", "")
+        muted = self._palette.built_with()["muted"]
         if self._counts is None:
             return Text(f"{units.NA} (not reported by this server)", style=muted)
         # Protocols the server names beyond the known ones are its words: shown through `visible`.
@@ -114,7 +120,7 @@ class ConnectionBars(Static):
             number_width = max(len(units.count(counts[n])) for n in active)
             bar_width = max(0, width - label_width - number_width - 2)
             peak = max(counts[n] for n in active)
-            colour = self.app.theme_variables.get("meter", "")
+            colour = self._palette.built_with()["meter"]
             for name in active:
                 value = counts[name]
                 text.append(f"{name:<{label_width}} ")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.widgets import Static
@@ -24,6 +24,7 @@ from textual.widgets import Static
 from omeconsole.core.text import visible
 from omeconsole.core.timeline import EventKind, NodeEvent, name_under, wall_at
 from omeconsole.model.paths import NodePath
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 from omeconsole.ui.widgets.throughput_chart import ChartMark, MarkStyle
 
 DASH = "\N{EN DASH}"
@@ -102,11 +103,26 @@ def event_line(event: NodeEvent, shown: ShownEvents) -> str:
 
 
 class EventList(Static):
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
+
     def __init__(self, **options: Any) -> None:
+        self._palette = PaletteFollower(self, self._redraw)
         super().__init__(**options)
         self._lines: tuple[str, ...] | None = None
+        self._shown: ShownEvents | None = None
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()  # the replay's note in muted
+
+    def _redraw(self) -> None:
+        if self._shown is not None:
+            self._lines = None
+            self.show(self._shown)
 
     def show(self, shown: ShownEvents) -> None:
+        self._shown = shown
         lines = [event_line(event, shown) for event in shown.events[:SHOWN]]
         if len(shown.events) > SHOWN:
             lines.append(f"+{len(shown.events) - SHOWN} earlier")
@@ -118,7 +134,7 @@ class EventList(Static):
         relayout = self._lines is None or len(self._lines) != len(key)
         self._lines = key
         self.display = bool(lines)
-        muted = self.app.theme_variables.get("muted", "")
+        muted = self._palette.built_with()["muted"]
         text = Text(no_wrap=True, overflow="ellipsis")
         for index, line in enumerate(lines):
             if index:

@@ -9,6 +9,7 @@ cell is a rich Text, never markup.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -18,6 +19,7 @@ from omeconsole.core import units
 from omeconsole.core.fleet.views import FleetView, ServerPart
 from omeconsole.core.text import visible
 from omeconsole.model import audience
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
 
 PRESENCE_WORDS = {"absent": "not on this server", "pending": "listed, not read yet"}
 
@@ -89,11 +91,14 @@ def fleet_title(view: FleetView) -> Text:
 class FleetViewPanel(Static):
     """`show(view)` draws a node across the fleet; `clear()` when nothing is selected."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
+
     def show(self, view: FleetView) -> None:
         self.display = True
         body = Table.grid()
         body.add_row(fleet_title(view))
-        body.add_row(fleet_table(view, self.app.theme_variables))
+        body.add_row(fleet_table(view, palette(self)))
         self.update(body)
 
     def clear(self) -> None:

@@ -10,7 +10,7 @@ line says which are below the fold.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -26,6 +26,7 @@ from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
 from omeconsole.ui.fitting import Part, chosen, joined
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
 from omeconsole.ui.widgets.event_list import EventList, ShownEvents, chart_marks
 from omeconsole.ui.widgets.playback_panel import PlaybackPanel
@@ -101,6 +102,9 @@ def header_text(view: NodeView, colours: dict[str, str], notes: Text | None, wid
 class NodeDetail(VerticalScroll):
     """Call `show(view, now, window)` after each engine update; it redraws only what changed."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
+
     def __init__(self, *, chart_gap: float = 0.0, fold_hint: str = "scroll", **options: Any) -> None:
         """`chart_gap`: seconds between rebuilds of the same node's chart (see `ThroughputChart`);
         `fold_hint`: how to reach what is below the fold, said after the list of it."""
@@ -134,7 +138,7 @@ class NodeDetail(VerticalScroll):
         """No node selected: only the message shows (a string in muted colour, or text as styled)."""
         self._drawn_at = None
         self._headed = None
-        shown = message if isinstance(message, Text) else Text(message, style=self.app.theme_variables.get("muted", ""))
+        shown = message if isinstance(message, Text) else Text(message, style=palette(self)["muted"])
         self._show_header(shown)
         self.add_class("-empty")
 
@@ -156,7 +160,7 @@ class NodeDetail(VerticalScroll):
         if not self.is_mounted or not self.display:
             return
         self._headed = (view, notes, now)
-        self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width(), now))
+        self._show_header(header_text(view, palette(self), notes, self._header_width(), now))
         self.remove_class("-empty")
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme, window)
@@ -223,7 +227,7 @@ class NodeDetail(VerticalScroll):
         self.set_class(self.size.width >= WIDE_DETAIL, "-wide")
         if self._headed is not None:
             view, notes, now = self._headed
-            self._show_header(header_text(view, self.app.theme_variables, notes, self._header_width(), now))
+            self._show_header(header_text(view, palette(self), notes, self._header_width(), now))
         self.call_after_refresh(self._say_what_is_below)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
@@ -241,7 +245,7 @@ class NodeDetail(VerticalScroll):
         if words != self._fold:
             self._fold = words
             fold.display = bool(words)
-            fold.update(Text(words, style=self.app.theme_variables.get("muted", ""), no_wrap=True,
+            fold.update(Text(words, style=palette(self)["muted"], no_wrap=True,
                              overflow="ellipsis"))
 
     def _bottom_of(self, widget: Widget) -> int:

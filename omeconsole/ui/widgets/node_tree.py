@@ -37,6 +37,7 @@ from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
 from omeconsole.ui.actions import bindings
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, Palette, palette
 from omeconsole.ui.widgets.cursor_rows import CursorRows
 from omeconsole.ui.widgets.tree_drawing import (
     DrawnRows,
@@ -62,6 +63,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         "cursor_last", "open")
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
+        *PALETTE_CLASSES,
         "node-tree--guides", "node-tree--cursor", "node-tree--cursor-blurred", "node-tree--hover",
     }
 
@@ -76,7 +78,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         & > .node-tree--cursor-blurred { color: $foreground; background: $block-cursor-blurred-background; }
         & > .node-tree--hover { background: $block-hover-background; }
     }
-    """
+    """ + PALETTE_CSS
 
     # The messages live in tree_messages.py; screens name them here (`@on(NodeTree.Opened, "#tree")`).
     Highlighted: TypeAlias = TreeHighlighted
@@ -109,6 +111,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         """The tree's columns were decided from a whole listing's names: kept until the screen's size changes."""
         self._told_visible: tuple[NodePath, ...] | None = None
         self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
+        self._colours: Palette = {}
 
     # Data in ---------------------------------------------------------------------------------------
 
@@ -156,7 +159,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if changed is None:
             self.refresh()
             return
-        compact, theme, colours = self.compact, self.app.theme, self.app.theme_variables
+        compact, theme, colours = self.compact, self.app.theme, palette(self)
         if changed:  # a host's or application's marks follow its streams' (`ADx2`): their rows are checked too
             changed = {*changed, *(parent for path in changed for parent in _parents(path))}
         top = int(self.scroll_y)
@@ -433,6 +436,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
                                   self.get_component_rich_style("node-tree--hover"),
                                   self.get_component_rich_style("node-tree--cursor"),
                                   self.get_component_rich_style("node-tree--cursor-blurred"))
+        self._colours = palette(self)
         strips = super().render_lines(crop)
         self._drawn.keep_on_screen(int(self.scroll_y), self.size.height)
         return strips
@@ -444,7 +448,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if index >= len(self._rows):
             return Strip.blank(width, styles.base)
         line = self._rows.line(index)
-        label = self._labels.label(line, self.compact, self.app.theme, self.app.theme_variables)
+        label = self._labels.label(line, self.compact, self.app.theme, self._colours)
         return self._drawn.strip(index, line, label, width=width, styles=styles, hover=index == self.hover_row,
                                  on_cursor=index == self.cursor, focused=self.has_focus, console=self.app.console)
 

@@ -4,7 +4,7 @@ text; `y` offers them to the terminal's clipboard."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -12,18 +12,24 @@ from textual.widgets import Static
 
 from omeconsole.core.text import visible
 from omeconsole.live.playback import Playback
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 
 TITLE = "playback (y copies)"
 
 
 class PlaybackPanel(Static):
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
+
     def __init__(self, **options: Any) -> None:
+        self._palette = PaletteFollower(self, self._draw)
         super().__init__(**options)
         self.border_title = TITLE
         self._shown: Playback | None = None
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # labels in muted
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()  # labels in muted
 
     def show(self, playback: Playback | None) -> None:
         if playback == self._shown:
@@ -36,7 +42,7 @@ class PlaybackPanel(Static):
         if playback is None:
             self.update("")
             return
-        muted = self.app.theme_variables.get("muted", "")
+        muted = self._palette.built_with()["muted"]
         where = "" if playback.configured else " (not configured: the API's host on the default port, 3333)"
         table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False, show_header=False, expand=False,
                       title=Text(f"publisher {visible(playback.publisher, 200)}{where}", style=muted, no_wrap=True,

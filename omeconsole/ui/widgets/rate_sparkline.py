@@ -9,7 +9,7 @@ reading is left blank.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
@@ -21,6 +21,7 @@ from textual.widgets import Label
 
 from omeconsole.core import units
 from omeconsole.core.chart_scale import SPARK_BARS, spark_levels, time_columns
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS
 
 
 def spark_numbers(current: float | None, low: float, high: float) -> str:
@@ -48,9 +49,10 @@ class SparkBars:
 
 
 class Spark(Widget):
-    """The bars alone; `show(values)` redraws."""
+    """The bars alone, in the palette's colour named `colour` (`rate-in`); `show(values)` redraws."""
 
-    DEFAULT_CSS = "Spark { height: 1; }"
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = "Spark { height: 1; }" + PALETTE_CSS
 
     def __init__(self, colour_variable: str, **options: Any) -> None:
         super().__init__(**options)
@@ -69,12 +71,12 @@ class Spark(Widget):
             self.refresh()
 
     def render(self) -> SparkBars:
-        colour = self.app.theme_variables.get(self._colour_variable, "")
         width = self.size.width
         values: Sequence[float | None] = self._values
         if self._xs is not None and self._window > 0 and width > 0:
             values = time_columns(self._xs, self._values, self._window, width)
-        return SparkBars(values, width, Style.parse(colour) if colour else Style())
+        return SparkBars(values, width, self.get_component_rich_style(f"palette--{self._colour_variable}",
+                                                                      partial=True))
 
 
 CAPTION_WIDTH = 5

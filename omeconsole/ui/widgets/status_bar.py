@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -25,6 +25,7 @@ from textual.widgets import Static
 from omeconsole.core import units
 from omeconsole.core.text import visible
 from omeconsole.model.server import LinkState
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower, palette
 
 CONNECTION_MARKS: dict[str, tuple[str, str]] = {
     "connecting": ("…", "connecting"),
@@ -61,15 +62,31 @@ def banner_text(connection: LinkState, now: float) -> str | None:
 class Banner(Static):
     """Hidden while there is nothing to say."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
+
     _shown: str | None = None
+
+    def __init__(self, **options: Any) -> None:
+        self._palette = PaletteFollower(self, lambda: self._paint(layout=False))
+        super().__init__(**options)
 
     def show(self, connection: LinkState, now: float) -> None:
         text = banner_text(connection, now)
         self.display = text is not None
-        if text is not None and text != self._shown:
-            self.update(Text(text, style=self.app.theme_variables.get("state-stale", "")),
-                        layout=self._shown is None or len(text) != len(self._shown))
+        changed = text is not None and text != self._shown
+        layout = self._shown is None or text is None or len(text) != len(self._shown)
         self._shown = text
+        if changed:
+            self._paint(layout=layout)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
+
+    def _paint(self, *, layout: bool) -> None:
+        if self._shown is not None:
+            self.update(Text(self._shown, style=self._palette.built_with()["state-stale"]), layout=layout)
 
 
 @dataclass(frozen=True)
@@ -196,6 +213,9 @@ def status_text(line: StatusLine, colours: Mapping[str, str], width: int | None 
 class StatusBar(Widget):
     """`show(StatusLine(...))`; the line is fitted to the bar's width each time it is drawn."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._line: StatusLine | None = None
@@ -212,4 +232,4 @@ class StatusBar(Widget):
     def render(self) -> Text:
         if self._line is None:
             return Text("")
-        return status_text(self._line, self.app.theme_variables, self.size.width or None)
+        return status_text(self._line, palette(self), self.size.width or None)

@@ -6,7 +6,7 @@ or a source URL can neither carry markup nor reach the terminal as control chara
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -15,6 +15,7 @@ from textual.widgets import Static
 from omeconsole.core import units
 from omeconsole.core.text import visible
 from omeconsole.model.readings import StreamInfo, TrackInfo
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 
 FIELD_LIMIT = 200
 """Characters of one server string shown (a longer one ends with …)."""
@@ -44,14 +45,18 @@ TITLE = "source and tracks"
 
 
 class StreamInfoPanel(Static):
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
     def __init__(self, **options: Any) -> None:
+        self._palette = PaletteFollower(self, self._draw)
         super().__init__(**options)
         self.border_title = TITLE
         self._shown: StreamInfo | None = None
         self._drawn = False
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())  # headings in muted
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()  # headings in muted
 
     def show(self, info: StreamInfo | None, last_known: str | None = None) -> None:
         """`last_known`: the stream ended (when, in words): what is shown is what was last known of it."""
@@ -67,7 +72,7 @@ class StreamInfoPanel(Static):
         info = self._shown
         if not self._drawn:
             return  # nothing shown yet
-        muted = self.app.theme_variables.get("muted", "")
+        muted = self._palette.built_with()["muted"]
         if info is None:
             ended = self.border_title != TITLE
             self.update(Text(f"{units.NA} (" + ("none was read before the stream ended" if ended else

@@ -42,6 +42,7 @@ from omeconsole.core.stream_table import (
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import TABLE_SORT_KEYS, bindings
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
 from omeconsole.ui.widgets.cursor_rows import CursorRows
 
 
@@ -51,6 +52,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         *(f"table_sort_{column}" for column, _, _ in TABLE_SORT_KEYS))
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
+        *PALETTE_CLASSES,
         "stream-table--header", "stream-table--cursor", "stream-table--cursor-blurred", "stream-table--hover",
     }
 
@@ -65,7 +67,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         & > .stream-table--cursor-blurred { color: $foreground; background: $block-cursor-blurred-background; }
         & > .stream-table--hover { background: $block-hover-background; }
     }
-    """
+    """ + PALETTE_CSS
 
     class TableMessage(Message):
         """A message of the table (`control`: the table, for `@on(..., "#id")` selectors)."""
@@ -271,7 +273,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         row = self._table.row(index)
         facts = self._facts.facts(row)
         texts = cells(facts, row.server)
-        colours = self.app.theme_variables
+        colours = palette(self)
         style = base + Style(meta={"row": index})
         if index == self.hover_row:
             style += self.get_component_rich_style("stream-table--hover")

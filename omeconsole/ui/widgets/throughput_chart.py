@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult, RenderResult
-from textual.color import Color
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
@@ -51,6 +51,7 @@ from omeconsole.core.chart_scale import (
     window_label,
 )
 from omeconsole.live.pace import Interval
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, Palette, PaletteFollower
 
 CLIPPED_MARK = "▲"
 HEADROOM = 1.1
@@ -88,7 +89,7 @@ class Series:
     xs: Sequence[float]
     ys: Sequence[float | None]
     colour_variable: str
-    """A theme variable name (e.g. "rate-in"), resolved at draw time so theme switches apply."""
+    """A palette name (e.g. "rate-in", `ui/palette`), resolved at draw time so theme switches apply."""
     axis: AxisKind = RATE
 
 
@@ -164,11 +165,12 @@ class CachedPlot(PlotextPlot):
 class ThroughputChart(Widget):
     """`set_series([in, out])`: one panel per series (or `Panel`), side by side."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
     DEFAULT_CSS = """
     ThroughputChart { height: 1fr; layout: horizontal; }
     ThroughputChart > PlotextPlot { height: 1fr; width: 1fr; }
     ThroughputChart > #chart-legend { dock: bottom; height: 1; padding: 0 1; display: none; }
-    """
+    """ + PALETTE_CSS
 
     window: reactive[float] = reactive(WINDOWS[0], init=False)
     """Seconds of history shown, ending now."""
@@ -181,6 +183,7 @@ class ThroughputChart(Widget):
         self._drawn = Interval()
         self._ended: str | None = None
         self._marks: tuple[ChartMark, ...] = ()
+        self._palette = PaletteFollower(self, self._draw)
 
     def end_at(self, ended: str | None) -> None:
         """The chart ends when the stream ended (`ended`: when, in words) rather than now; None: it runs to now."""
@@ -194,8 +197,11 @@ class ThroughputChart(Widget):
         yield Static(id="chart-legend")
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())
         self._draw()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
 
     def on_show(self) -> None:
         self.flush()  # data that arrived while hidden
@@ -234,19 +240,25 @@ class ThroughputChart(Widget):
         self._drawn.drawn(now)
         self._draw()
 
-    def _colour(self, variable: str) -> tuple[int, int, int]:
-        value = self.app.theme_variables.get(variable) or self.app.theme_variables.get("primary", "#888888")
-        return Color.parse(value).rgb
+    def _colour(self, colours: Palette, name: str) -> tuple[int, int, int]:
+        """The one place a palette colour leaves Rich styles: plotext draws in RGB triplets. Without a
+        stylesheet that names it (a bare test app), the chart's own text colour."""
+        colour = Style.parse(colours.get(name, "")).color or self.rich_style.color
+        if colour is None:
+            return (136, 136, 136)
+        triplet = colour.get_truecolor()
+        return (triplet.red, triplet.green, triplet.blue)
 
     def _draw(self) -> None:
         if not self.is_mounted:
             return
         self._stale = False
+        colours = self._palette.built_with()
         for plot, series in zip(self.query(CachedPlot).results(CachedPlot), self._series, strict=False):
-            self._draw_panel(plot, series)
-        self._draw_legend()
+            self._draw_panel(plot, series, colours)
+        self._draw_legend(colours)
 
-    def _draw_legend(self) -> None:
+    def _draw_legend(self, colours: Palette) -> None:
         """The kinds of the events in the window, each glyph in its colour; hidden when there is none."""
         window = self.window
         styles = dict.fromkeys(mark.style for mark in self._marks
@@ -256,15 +268,15 @@ class ThroughputChart(Widget):
         if styles:
             text = Text(no_wrap=True, overflow="ellipsis")
             for style in styles:
-                text.append(f"{style.glyph} ", style=f"bold {self.app.theme_variables.get(style.colour_variable, '')}")
+                text.append(f"{style.glyph} ", style=f"bold {colours.get(style.colour_variable, '')}")
                 text.append(f"{style.words}  ")
             legend.update(text)
 
-    def _draw_marks(self, plt: Any, top: float) -> None:
+    def _draw_marks(self, plt: Any, top: float, colours: Palette) -> None:
         """The events under the line: bands (shaded to the top of the axis) and columns, glyphs on top."""
         window = self.window
         for mark in self._marks:
-            colour = self._colour(mark.style.colour_variable)
+            colour = self._colour(colours, mark.style.colour_variable)
             if mark.end is None:
                 if -window <= mark.start <= 0:
                     plt.vline(mark.start, colour)
@@ -275,7 +287,7 @@ class ThroughputChart(Widget):
                 plt.plot([start, end], [top, top], marker=BAND_FILL, color=colour, fillx=True)
                 plt.text(mark.style.glyph, start, top, color=colour, alignment="left")
 
-    def _draw_panel(self, plot: CachedPlot, panel: Panel) -> None:
+    def _draw_panel(self, plot: CachedPlot, panel: Panel, colours: Palette) -> None:
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
@@ -298,16 +310,16 @@ class ThroughputChart(Widget):
                          if x <= legend_end), default=0.0)
             peak = max(values, default=0.0) * HEADROOM
             axis = count_axis(max(peak, legend_top(under, height - PLOT_FRAME, len(labels))), intervals)
-        self._draw_marks(plt, axis.top)
+        self._draw_marks(plt, axis.top, colours)
         for line, pieces in zip(panel.lines, shown, strict=True):
-            colour = self._colour(line.colour_variable)
+            colour = self._colour(colours, line.colour_variable)
             for index, (xs, ys) in enumerate(pieces):
                 label = line.label if panel.legend and index == 0 else None
                 plt.plot(xs, [min(y, axis.top) for y in ys], marker="braille", color=colour, label=label)
         note = "no data" if not values else ""
         clipped = [x for pieces in shown for xs, ys in pieces for x, y in zip(xs, ys, strict=True) if y > axis.top]
         if clipped and top is not None and top.clipped_peak is not None:
-            colour = self._colour(panel.lines[0].colour_variable)
+            colour = self._colour(colours, panel.lines[0].colour_variable)
             plt.scatter(clipped, [axis.top] * len(clipped), marker=CLIPPED_MARK, color=colour)
             note = f"{CLIPPED_MARK} peak {units.rate(top.clipped_peak)} off scale"
         if panel.note:

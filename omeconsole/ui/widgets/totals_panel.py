@@ -9,7 +9,7 @@ throughput contradicts the console's rate, the row says so.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Console
 from rich.style import Style
@@ -21,6 +21,7 @@ from textual.widgets import Static
 from omeconsole.core import units
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import NodeStats
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
 from omeconsole.ui.widgets.cell_grid import CellLines, column_widths, fits, grid_lines
 
 DISAGREE = "⚠ differs from ours"
@@ -82,6 +83,9 @@ def totals_rows(view: NodeView, now: float) -> list[tuple[str, str]]:
 class TotalsPanel(Static):
     """The pairs drawn for the width the panel has when it is drawn (a resize draws them again)."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.border_title = "totals"
@@ -103,9 +107,10 @@ class TotalsPanel(Static):
         """One column of label/value pairs, or two side by side when the panel is wide enough: labels in
         muted padded to the widest of their column, values (and, on a narrow panel, labels) cut with …"""
         width = self.content_size.width
-        key = (tuple(self._rows), width, self.app.theme)
+        colours = palette(self)
+        key = (tuple(self._rows), width, tuple(colours.values()))
         if self._drawn is None or self._drawn[0] != key:
-            self._drawn = key, totals_text(self._rows, width, self.app.theme_variables, self.app.console)
+            self._drawn = key, totals_text(self._rows, width, colours, self.app.console)
         return self._drawn[1]
 
 
