@@ -23,8 +23,9 @@ from omeconsole.ui.widgets.throughput_chart import COUNT, Panel, Series
 
 TITLE = "viewers"
 TOTAL = "total"
-COLOURS = {"llhls": "primary", "hlsv3": "secondary", "webrtc": "accent", "srt": "success", TOTAL: "foreground"}
-"""The theme variable of each line (the legend names them: colour is never the only cue)."""
+COLOURS = {"llhls": "rate-out", "hlsv3": "accent", "webrtc": "state-live", "srt": "meter", TOTAL: "foreground"}
+"""The palette colour of each line (`ui/palette`; the legend names them: colour is never the only cue). The total
+has none of its own: it is drawn in the chart's text colour."""
 
 
 def total_line(view: NodeView, now: float, window: float) -> Series:
