@@ -38,6 +38,7 @@ from omeconsole.live.history_recording import ConsoleRecording, server_of
 from omeconsole.live.pace import CHART_GAP, REDRAW_GAP, Pace
 from omeconsole.live.recorded_past import StoredPast
 from omeconsole.live.session import LiveSession, Ticker, ViewOptions
+from omeconsole.live.terminal_graphics import ask_terminal
 from omeconsole.model.paths import NodePath
 from omeconsole.ui import adops_seam
 from omeconsole.ui.actions import HELP_SECTIONS, bindings
@@ -47,7 +48,6 @@ from omeconsole.ui.screen_routes import ScreenRoutes
 from omeconsole.ui.screens.dashboard import DashboardScreen
 from omeconsole.ui.screens.live_screen import LiveScreen
 from omeconsole.ui.status import status_line
-from omeconsole.ui.terminal_graphics import ask_terminal
 from omeconsole.ui.themes import DEFAULT_THEME, load_themes, theme_directories
 
 
@@ -90,7 +90,7 @@ class ConsoleApp(ScreenRoutes):
         if settings.thumbnails:
             # textual-image asks the terminal how it can draw pictures when it is imported, which works only
             # before Textual reads the terminal's input: the stream view's picture module is loaded now. Then the
-            # console asks in its own way, waiting for the answers (ui/terminal_graphics.py).
+            # console asks in its own way, waiting for the answers (live/terminal_graphics.py).
             importlib.import_module("omeconsole.ui.widgets.thumbnail_view")
             ask_terminal()
         self.settings = settings

@@ -52,6 +52,7 @@ COLUMNS, ROWS = 140, 45
 NEWS = "default/app/news"
 BLACK_AT_S = 30
 FAULTS = f"picture-black=at:{BLACK_AT_S}s:for:1h,streams={NEWS}"
+ENTER_AGAIN_S = 20.0
 INK = 60
 """A pixel brighter than this (any channel) is drawn, not the console's background."""
 _GRAPHICS = re.compile(rb"\x1b[P_].*?\x1b\\", re.DOTALL)
@@ -248,11 +249,12 @@ def test_the_stream_view_draws_the_servers_picture(terminal: str, x_screen: XScr
             pressed = [0.0]
 
             def stream_view_open() -> bool | None:
-                """Enter on the selected stream, again if the stream view has not come 5 s after (a key that
-                arrives while the terminal is still mapping its window is lost, seen in kitty)."""
+                """Enter on the selected stream, again if the stream view has not come 20 s after (a key that
+                arrives while the terminal is still mapping its window is lost, seen in kitty; long enough that a
+                loaded machine's slow stream view is not sent a second Enter)."""
                 if f"picture · {method}" in text.text():
                     return True
-                if "esc Back" not in text.text() and time.monotonic() - pressed[0] > 5:
+                if "esc Back" not in text.text() and time.monotonic() - pressed[0] > ENTER_AGAIN_S:
                     x_screen.press("Return")
                     pressed[0] = time.monotonic()
                 return None

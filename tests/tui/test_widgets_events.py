@@ -15,6 +15,7 @@ from ui_support import quiet_ui
 
 from omeconsole.core.timeline import EventKind, NodeEvent
 from omeconsole.model.paths import NodePath
+from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.widgets.event_list import KIND_STYLES, ShownEvents, chart_marks, event_line
 from omeconsole.ui.widgets.throughput_chart import BAND_FILL, ChartMark, Series, ThroughputChart
 
@@ -27,7 +28,7 @@ NOW_WALL = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
 NOW = 1000.0
 
 
-class ThreePanels(App[None]):
+class ThreePanels(PaletteApp[None]):
     CSS = "ThroughputChart { height: 16; }"
 
     def compose(self) -> ComposeResult:

@@ -1,4 +1,4 @@
-"""How the console learns what the terminal draws pictures with (ui/terminal_graphics.py): the answers of real
+"""How the console learns what the terminal draws pictures with (live/terminal_graphics.py): the answers of real
 terminals as they came back here (xterm 379 as a VT340, kitty 0.26.5, xterm as a VT420), and a terminal on a
 pseudo-terminal that answers late or not at all. The real terminals themselves: tests/sim/test_real_terminals.py."""
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from omeconsole.ui.terminal_graphics import method_from_answers, read_answers
+from omeconsole.live.terminal_graphics import method_from_answers, read_answers
 
 XTERM_VT340 = b"\x1b[?63;1;2;4;6;9;15;16;22;28c\x1b[0n"
 XTERM_VT420 = b"\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c\x1b[0n"

@@ -13,7 +13,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from omeconsole.model.readings import NodeStats, StreamInfo, TrackInfo
+from omeconsole.api.convert import MAX_PLAYLISTS
+from omeconsole.model.readings import NodeStats, PlaylistInfo, StreamInfo, TrackInfo
 
 MAX_JSON_CHARS = 64 * 1024
 """Longer texts are not decoded (a store edited by hand must not cost the console its memory)."""
@@ -99,7 +100,8 @@ def stats_from_row(total_in: int | None, total_out: int | None, viewers: int | N
 def info_json(info: StreamInfo) -> str:
     tracks = [{k: v for k, v in dataclasses.asdict(track).items() if v is not None} for track in info.tracks]
     data = {"name": info.name, "source_type": info.source_type, "source_url": info.source_url,
-            "created": epoch(info.created), "tracks": tracks, "outputs": list(info.outputs)}
+            "created": epoch(info.created), "tracks": tracks, "outputs": list(info.outputs),
+            "playlists": [dataclasses.asdict(playlist) for playlist in info.playlists]}
     return json.dumps(data, separators=(",", ":"), sort_keys=True)
 
 
@@ -121,14 +123,25 @@ def _track(data: Any) -> TrackInfo | None:
                      samplerate=_integer(data.get("samplerate")), channels=_integer(data.get("channels")))
 
 
+def _playlist(data: Any) -> PlaylistInfo | None:
+    if not isinstance(data, dict):
+        return None
+    output, name, file_name = (_text(data.get(key)) for key in ("output", "name", "file_name"))
+    if output is None or name is None or file_name is None:
+        return None
+    return PlaylistInfo(output=output, name=name, file_name=file_name, ts=data.get("ts") is True)
+
+
 def info_from_json(text: str | None) -> StreamInfo | None:
     data = _load(text)
     if not isinstance(data.get("name"), str):
         return None
     tracks = data.get("tracks")
-    outputs = data.get("outputs")
+    outputs, playlists = data.get("outputs"), data.get("playlists")
     return StreamInfo(
         name=data["name"], source_type=_text(data.get("source_type")), source_url=_text(data.get("source_url")),
         created=_moment(data.get("created")),
         tracks=tuple(t for t in (_track(x) for x in (tracks if isinstance(tracks, list) else [])) if t is not None),
-        outputs=tuple(x for x in (outputs if isinstance(outputs, list) else []) if isinstance(x, str)))
+        outputs=tuple(x for x in (outputs if isinstance(outputs, list) else []) if isinstance(x, str)),
+        playlists=tuple(p for p in (_playlist(x) for x in (playlists if isinstance(playlists, list) else [])[
+            :MAX_PLAYLISTS]) if p is not None))

@@ -25,6 +25,7 @@ from omeconsole.live.playback import playback_of
 from omeconsole.live.recorded_ended import REREAD_S, recorded_ended
 from omeconsole.live.row_marks import node_marks
 from omeconsole.live.session import LiveSession
+from omeconsole.live.table_source import table_source
 from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import TABLE_SORT_KEYS, bindings
@@ -32,7 +33,6 @@ from omeconsole.ui.event_source import shown_events
 from omeconsole.ui.node_notes import node_notes
 from omeconsole.ui.open_requests import AskJump, OpenNode
 from omeconsole.ui.screens.live_screen import LiveScreen
-from omeconsole.ui.table_source import table_source
 from omeconsole.ui.widgets.fitted_footer import FittedFooter
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree

@@ -36,12 +36,12 @@ from omeconsole.core.stream_table import TableFacts, TableRow
 from omeconsole.core.tree_servers import ServerRow
 from omeconsole.live.fleet import FleetLive, FleetSummary
 from omeconsole.live.pace import Interval
+from omeconsole.live.table_source import table_source
 from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import bindings
 from omeconsole.ui.open_requests import OpenAlerts
 from omeconsole.ui.screens.dashboard import DashboardScreen
-from omeconsole.ui.table_source import table_source
 from omeconsole.ui.widgets.fleet_view_panel import FleetViewPanel
 from omeconsole.ui.widgets.node_detail import NodeDetail
 from omeconsole.ui.widgets.node_tree import NodeTree

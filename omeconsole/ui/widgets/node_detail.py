@@ -112,7 +112,7 @@ class NodeDetail(VerticalScroll):
         self._chart_gap = chart_gap
         self._fold_hint = fold_hint
         self._drawn_at: tuple[object, ...] | None = None
-        self._fold = ""
+        self._fold = ("", "")
         self._header: Text | None = None
         self._headed: tuple[NodeView, Text | None, float] | None = None
         """What the header was last made of: it is fitted again when the detail's width changes."""
@@ -242,11 +242,11 @@ class NodeDetail(VerticalScroll):
         bottom = self.scroll_y + self.scrollable_content_region.height - (1 if fold.display else 0)
         below = [title for widget, title in self._panels() if widget.display and self._bottom_of(widget) > bottom]
         words = f"↓ below: {', '.join(below)} ({self._fold_hint})" if below else ""
-        if words != self._fold:
-            self._fold = words
+        muted = palette(self)["muted"]
+        if (words, muted) != self._fold:  # the same words in another theme's colour are drawn again too
+            self._fold = (words, muted)
             fold.display = bool(words)
-            fold.update(Text(words, style=palette(self)["muted"], no_wrap=True,
-                             overflow="ellipsis"))
+            fold.update(Text(words, style=muted, no_wrap=True, overflow="ellipsis"))
 
     def _bottom_of(self, widget: Widget) -> int:
         """Where `widget` ends, in rows from the top of this container's content."""

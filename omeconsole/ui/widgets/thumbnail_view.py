@@ -1,7 +1,7 @@
 """The selected stream's picture in the stream view, and a line that says whether it is alive.
 
 Drawn with the best method the terminal has: Sixel or Kitty graphics where the terminal said so when the
-console started (ui/terminal_graphics.py), half blocks everywhere else, the browser included; the panel's
+console started (live/terminal_graphics.py), half blocks everywhere else, the browser included; the panel's
 title says which ("picture · sixel"), so an operator knows whether the pixels are the server's or a
 two-pixels-a-cell approximation. Only pixels reach it: the image given to the drawing library is built here from the
 decoded RGB bytes (core/thumbnails/decode.py), so nothing else of the server's file is ever written out.
@@ -22,7 +22,7 @@ from textual_image.widget import HalfcellImage, TGPImage
 from omeconsole.core.text import visible
 from omeconsole.core.thumbnails.decode import Picture
 from omeconsole.core.thumbnails.watch import Verdict
-from omeconsole.ui.terminal_graphics import GraphicsMethod, known_method
+from omeconsole.live.terminal_graphics import GraphicsMethod, known_method
 from omeconsole.ui.widgets.sixel_picture import SixelPicture
 
 _WIDGETS: dict[GraphicsMethod, type[Widget]] = {"sixel": SixelPicture, "kitty": TGPImage, "half blocks": HalfcellImage}
