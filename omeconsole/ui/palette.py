@@ -15,10 +15,12 @@ Textual's own themes too.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from rich.style import Style
 from textual.app import App, ReturnType
 from textual.widget import Widget
+from textual.widgets import Static
 
 from omeconsole.ui.themes import derived_variables
 
@@ -77,3 +79,22 @@ class PaletteFollower:
     def _check(self) -> None:
         if self._drawn is not None and self._widget.is_mounted and palette(self._widget) != self._drawn:
             self._redraw()
+
+
+class PaletteStatic(Static):
+    """A `Static` whose text is built in palette colours ahead of drawing: `_draw` builds it (reading
+    `self._palette.built_with()`), and runs again when another theme changes those colours."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
+    DEFAULT_CSS = PALETTE_CSS
+
+    def __init__(self, **options: Any) -> None:
+        self._palette = PaletteFollower(self, self._draw)
+        super().__init__(**options)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
+
+    def _draw(self) -> None:
+        raise NotImplementedError

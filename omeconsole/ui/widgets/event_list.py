@@ -16,15 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.text import Text
-from textual.widgets import Static
 
 from omeconsole.core.text import visible
 from omeconsole.core.timeline import EventKind, NodeEvent, name_under, wall_at
 from omeconsole.model.paths import NodePath
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
+from omeconsole.ui.palette import PaletteStatic
 from omeconsole.ui.widgets.throughput_chart import ChartMark, MarkStyle
 
 DASH = "\N{EN DASH}"
@@ -102,21 +101,14 @@ def event_line(event: NodeEvent, shown: ShownEvents) -> str:
     return f"{style.glyph} {' '.join(words)} {_clock(start)}{DASH}{_clock(end)} ({lasted(event.end - event.start)})"
 
 
-class EventList(Static):
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
-    DEFAULT_CSS = PALETTE_CSS
-
+class EventList(PaletteStatic):
     def __init__(self, **options: Any) -> None:
-        self._palette = PaletteFollower(self, self._redraw)
         super().__init__(**options)
         self._lines: tuple[str, ...] | None = None
         self._shown: ShownEvents | None = None
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._palette.styles_changed()  # the replay's note in muted
-
-    def _redraw(self) -> None:
+    def _draw(self) -> None:
+        """Another theme: the lines again, in its colours."""
         if self._shown is not None:
             self._lines = None
             self.show(self._shown)

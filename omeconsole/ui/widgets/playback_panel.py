@@ -4,32 +4,23 @@ text; `y` offers them to the terminal's clipboard."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from omeconsole.core.text import visible
 from omeconsole.live.playback import Playback
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
+from omeconsole.ui.palette import PaletteStatic
 
 TITLE = "playback (y copies)"
 
 
-class PlaybackPanel(Static):
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
-    DEFAULT_CSS = PALETTE_CSS
-
+class PlaybackPanel(PaletteStatic):
     def __init__(self, **options: Any) -> None:
-        self._palette = PaletteFollower(self, self._draw)
         super().__init__(**options)
         self.border_title = TITLE
         self._shown: Playback | None = None
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._palette.styles_changed()  # labels in muted
 
     def show(self, playback: Playback | None) -> None:
         if playback == self._shown:

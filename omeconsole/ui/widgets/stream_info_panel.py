@@ -6,16 +6,15 @@ or a source URL can neither carry markup nor reach the terminal as control chara
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from omeconsole.core import units
 from omeconsole.core.text import visible
 from omeconsole.model.readings import StreamInfo, TrackInfo
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
+from omeconsole.ui.palette import PaletteStatic
 
 FIELD_LIMIT = 200
 """Characters of one server string shown (a longer one ends with …)."""
@@ -44,19 +43,12 @@ def source_text(info: StreamInfo) -> Text:
 TITLE = "source and tracks"
 
 
-class StreamInfoPanel(Static):
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
-    DEFAULT_CSS = PALETTE_CSS
+class StreamInfoPanel(PaletteStatic):
     def __init__(self, **options: Any) -> None:
-        self._palette = PaletteFollower(self, self._draw)
         super().__init__(**options)
         self.border_title = TITLE
         self._shown: StreamInfo | None = None
         self._drawn = False
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._palette.styles_changed()  # headings in muted
 
     def show(self, info: StreamInfo | None, last_known: str | None = None) -> None:
         """`last_known`: the stream ended (when, in words): what is shown is what was last known of it."""
