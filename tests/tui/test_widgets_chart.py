@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
@@ -27,7 +28,7 @@ from omeconsole.core.chart_scale import (
 )
 from omeconsole.ui.palette import PaletteApp
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline, Spark, SparkBars, spark_numbers
-from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
+from omeconsole.ui.widgets.throughput_chart import COUNT, Panel, Series, ThroughputChart
 
 BRAILLE = range(0x2801, 0x2900)
 
@@ -221,3 +222,32 @@ async def test_in_and_out_sparklines_padded_alike_have_bars_of_the_same_width() 
         await pilot.pause()
         bars_in, bars_out = (spark.query_one(Spark).size.width for spark in (spark_in, spark_out))
         assert bars_in == bars_out > 20
+
+
+class ViewersHost(PaletteApp[None]):
+    def __init__(self, rows: int) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        chart = ThroughputChart(panels=1)
+        chart.styles.height = self.rows
+        yield chart
+
+
+@pytest.mark.parametrize("rows", [7, 16])
+async def test_a_panel_of_several_lines_names_them_in_its_legend_or_its_title_when_the_legend_does_not_fit(
+        rows: int) -> None:
+    """plotext drops a legend taller than its plot: the names then go in the title, so a line is never unnamed."""
+    xs = [float(t) for t in range(-29, 1)]
+    names = ("llhls 14", "hlsv3 7", "webrtc 5", "total 26")
+    lines = tuple(Series(name, xs, [float(n)] * 30, "rate-out", COUNT) for n, name in enumerate(names, 1))
+    app = ViewersHost(rows)
+    async with app.run_test(size=(120, 24)) as pilot:
+        app.query_one(ThroughputChart).set_series([Panel("viewers", lines)])
+        await pilot.pause()
+        drawn = panels(app)[0]
+        title, plot = drawn[0], "\n".join(drawn[1:])
+        for name in names:
+            assert name in (plot if rows == 16 else title), "\n".join(drawn)
+            assert name not in (title if rows == 16 else plot)

@@ -300,10 +300,13 @@ class ThroughputChart(Widget):
         values = [y for pieces in shown for _, ys in pieces for y in ys]
         intervals = max(1, min(5, (height - 4) // 2))
         top = robust_top(values) if panel.lines[0].axis == RATE else None
+        named = [line.label for line, pieces in zip(panel.lines, shown, strict=True) if pieces] if panel.legend else []
+        # plotext leaves out a legend taller than its plot: the names then go in the title, never nowhere.
+        in_plot = len(named) + PLOT_FRAME <= plot.size.height
         if top is not None:
             axis = rate_axis(top.value * HEADROOM, intervals)
         else:
-            labels = [line.label for line, pieces in zip(panel.lines, shown, strict=True) if pieces and panel.legend]
+            labels = named if in_plot else []
             # Only what is drawn in the legend's columns (the oldest part of the window) must stay under it.
             legend_end = -window + window * (LEGEND_MARGIN + max(map(cell_len, labels), default=0)) / columns
             under = max((y for pieces in shown for xs, ys in pieces for x, y in zip(xs, ys, strict=True)
@@ -314,7 +317,7 @@ class ThroughputChart(Widget):
         for line, pieces in zip(panel.lines, shown, strict=True):
             colour = self._colour(colours, line.colour_variable)
             for index, (xs, ys) in enumerate(pieces):
-                label = line.label if panel.legend and index == 0 else None
+                label = line.label if panel.legend and in_plot and index == 0 else None
                 plt.plot(xs, [min(y, axis.top) for y in ys], marker="braille", color=colour, label=label)
         note = "no data" if not values else ""
         clipped = [x for pieces in shown for xs, ys in pieces for x, y in zip(xs, ys, strict=True) if y > axis.top]
@@ -322,8 +325,9 @@ class ThroughputChart(Widget):
             colour = self._colour(colours, panel.lines[0].colour_variable)
             plt.scatter(clipped, [axis.top] * len(clipped), marker=CLIPPED_MARK, color=colour)
             note = f"{CLIPPED_MARK} peak {units.rate(top.clipped_peak)} off scale"
-        if panel.note:
-            note = f"{note} · {panel.note}" if note else panel.note
+        for words in (panel.note, "" if in_plot else " · ".join(named)):
+            if words:
+                note = f"{note} · {words}" if note else words
         plot_width = width - max(cell_len(label) for label in axis.labels) - 2
         if self._ended is not None:
             note = f"ended {self._ended}" + (f" · {note}" if note else "")
