@@ -99,8 +99,7 @@ async def _step(driver: Driver, seconds: float = 1.0) -> None:
     done = watch.rounds
     await driver.step(seconds)
     await asyncio.wait_for(watch.rounds_done(done + 1), timeout=30)  # a guard, not a timing assumption
-    await driver.pilot.pause()
-    await driver.pilot.pause()
+    await driver.settle()  # what the round's reads changed, drawn (two pauses may not reach it on a busy machine)
 
 
 def _header(app: ConsoleApp) -> str:
