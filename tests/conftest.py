@@ -11,11 +11,18 @@ import gc
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["sim_support"]
 
 TESTS = Path(__file__).parent
 KINDS = ("unit", "sim", "tui", "media", "fuzz", "replay")
+
+# Hypothesis's defaults judge an example by wall time (a 200 ms deadline, a "too slow" health check): on a
+# machine whose cores other programs keep busy, a correct example fails them. The suite judges behaviour,
+# never speed (speed is measured in bench/), so neither applies to any property test here.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

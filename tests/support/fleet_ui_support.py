@@ -23,6 +23,7 @@ from fleet_support import SERVERS
 from textual.app import App
 from textual.pilot import Pilot
 from ui_support import SEED, ParkingClock, ThreadedSimulator, make_settings, shown
+from wait_support import still
 
 from omeconsole.api.http import Cap, HttpTransport, Method, Reply, Timeouts
 from omeconsole.core.fleet.fleet import Fleet
@@ -137,7 +138,7 @@ class FleetDriver:
     async def settle(self) -> None:
         for _ in range(50):
             await asyncio.wait_for(self.clock.parked(self.sleepers), timeout=20)  # a guard, not a timing
-            await self.pilot.pause()
+            await still(self.pilot)  # what the screen tells the engine, told
             if self.clock.sleepers >= self.sleepers:
                 return
         raise AssertionError("the console never settled: an engine keeps being woken")

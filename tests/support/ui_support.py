@@ -25,6 +25,7 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input
+from wait_support import still
 
 from omeconsole.api.http import Cap, HttpTransport, Method, Reply, Timeouts
 from omeconsole.core.config import Settings
@@ -216,7 +217,7 @@ class Driver:
         """Until the engine and the ticker are both parked on the fake clock and the screen is idle."""
         for _ in range(50):
             await asyncio.wait_for(self.clock.parked(2), timeout=20)  # a guard, not a timing assumption
-            await self.pilot.pause()
+            await still(self.pilot)  # what the screen tells the engine, told
             if await self._playlists_judged():
                 continue  # what the reads showed was drawn: the engine may have been woken meanwhile
             if self.clock.sleepers >= 2:

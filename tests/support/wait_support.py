@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from textual.app import App
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
@@ -27,6 +28,24 @@ async def settled(pilot: Pilot[Any]) -> None:
     pilot.app.screen.call_after_refresh(ran.set)  # runs after the callbacks queued before it, in order
     await ran.wait()
     await pilot.pause()
+
+
+def work_pending(app: App[Any]) -> bool:
+    """Whether a message waits in a queue of the app or of a widget of its screens, or a callback waits for
+    a screen's next paint: what the screen shows (and tells the engine is on screen) may still change."""
+    screens = app.screen_stack  # (Textual has no public probe of a screen's after-paint callbacks)
+    return any(screen._callbacks for screen in screens) or any(
+        node.message_queue_size for node in (app, *(n for s in screens for n in s.walk_children(with_self=True))))
+
+
+async def still(pilot: Pilot[Any]) -> None:
+    """Return once nothing is left to do: `settled`, again, until no message or after-paint callback waits
+    (a handler's message, such as the tree's rows on screen told after its paint, comes one pause later)."""
+    for _ in range(100):
+        await settled(pilot)
+        if not work_pending(pilot.app):
+            return
+    raise AssertionError("the screen never stood still: messages keep coming")
 
 
 async def palette_searched(pilot: Pilot[Any], *keys: str) -> None:
