@@ -108,11 +108,18 @@ class ThreadedSimulator:
         self._loop.close()
 
 
+REQUEST_TIMEOUT_S = 15.0
+"""The console's HTTP timeout in UI tests: wall time, the one clock the test cannot hold. The simulator answers
+from a thread of the test's own process, which on a machine whose cores are busy can take seconds to be
+scheduled; a 2 s timeout then turned into a connection error on screen (`1 err/min`). Below the drivers'
+20 s guards, so a request that really hangs still fails the test."""
+
+
 def make_settings(api_url: str, *, token: str = TOKEN, theme: str = "ome-dark", **extra: Any) -> Settings:
     # A budget that never runs dry: every due node is polled each step, whatever order the UI
     # and the engine happen to interleave in, so the readings on screen are the same every run.
     return Settings(api_url=api_url, token=SecretStr(token), theme=theme, listing_interval=2.0,
-                    timeout=2.0, request_budget=500.0, **extra)
+                    timeout=REQUEST_TIMEOUT_S, request_budget=500.0, **extra)
 
 
 class AliasTransport:
