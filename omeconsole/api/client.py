@@ -22,6 +22,7 @@ from urllib.parse import quote, urlsplit
 from pydantic import ValidationError
 
 from omeconsole.api import replies
+from omeconsole.api.app_config import APP_DOCUMENT_BYTES, app_config_from_wire
 from omeconsole.api.convert import stats_from_v1, stats_from_v2, stream_info_from_wire
 from omeconsole.api.errors import (
     AuthError,
@@ -42,6 +43,7 @@ from omeconsole.api.wire import (
     VersionInfo,
     dump_event_set,
 )
+from omeconsole.model.app_config import AppConfig
 from omeconsole.model.paths import NodePath, addressable_name
 from omeconsole.model.readings import NodeStats, StreamInfo
 from omeconsole.model.sends import ItemResult, SendResult
@@ -156,13 +158,13 @@ class OmeClient:
 
     # -- transport ----------------------------------------------------------------------------------
 
-    async def _reply(self, method: str, path: str, body: bytes | None = None) -> Reply:
+    async def _reply(self, method: str, path: str, body: bytes | None = None, cap: Cap | None = None) -> Reply:
         headers = self._headers if body is None else {**(self._headers or {}), "Content-Type": "application/json"}
-        return await self._http.request("GET" if method == "GET" else "POST", self.api_url + path, cap=self.cap,
-                                        headers=headers, body=body, timeouts=self.timeouts)
+        return await self._http.request("GET" if method == "GET" else "POST", self.api_url + path,
+                                        cap=cap or self.cap, headers=headers, body=body, timeouts=self.timeouts)
 
-    async def _get(self, path: str) -> object:
-        return replies.envelope_response(await self._reply("GET", path), path)
+    async def _get(self, path: str, cap: Cap | None = None) -> object:
+        return replies.envelope_response(await self._reply("GET", path, cap=cap), path)
 
     async def _post(self, path: str, body: object, content: bytes | None = None) -> SendResult:
         if content is None:
@@ -252,6 +254,13 @@ class OmeClient:
     async def stream_info(self, vhost: str, app: str, stream: str) -> StreamInfo:
         path = f"/v1/vhosts/{_segment(vhost)}/apps/{_segment(app)}/streams/{_segment(stream)}"
         return stream_info_from_wire(await self._get(path), path)
+
+    async def app_config(self, vhost: str, app: str) -> AppConfig | None:
+        """The application's publishers and outputs (None: its document does not list its publishers), read
+        under a cap of its own: the document is a few kilobytes."""
+        path = f"/v1/vhosts/{_segment(vhost)}/apps/{_segment(app)}"
+        cap = Cap(min(APP_DOCUMENT_BYTES, self.cap.limit), "the application document's limit")
+        return app_config_from_wire(await self._get(path, cap), path)
 
     async def stats(self, path: NodePath) -> NodeStats:
         """v2 statistics when the server has them, else v1 mapped (what v1 lacks is None)."""

@@ -3,9 +3,9 @@
 As the real server's thumbnail publisher answers (its interceptor matches `.+thumb\\.(jpg|png|webp)$`,
 GET only): the latest picture of the stream's image encode for that format, `Content-Type` image/jpeg,
 image/png or image/webp, its bytes counted as the stream's bytes out; 404 when the stream does not exist,
-is not live, or its application's output profile has no image encode of that format (the default
-configuration has none). The headers and CORS are the publisher's (reply.py), without Cache-Control: the
-same URL names a new picture every second.
+is not live, or its application runs no thumbnail publisher or its output profile has no image encode of that
+format (the default configuration has neither). The headers and CORS are the publisher's (reply.py), without
+Cache-Control: the same URL names a new picture every second.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def thumbnail_format(file: str) -> str | None:
 def thumbnail(world: World, stream: Stream, image_format: str) -> tuple[bytes, bytes]:
     """The body and content type of the stream's thumbnail now; HttpError 404 without that image encode."""
     app = world.find_app(stream.vhost, stream.app)
-    if app is None or image_format not in app.thumbnails:
+    if app is None or image_format not in app.thumbnails or "thumbnail" not in app.publishers:
         raise HttpError(404, "no image encode of that format")
     now = world.clock.now_ms()
     state = world.pictures.state(stream.vhost, stream.app, stream.name, now)

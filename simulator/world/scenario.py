@@ -15,6 +15,10 @@ from typing import Any
 from simulator.world.wire import PROVIDER_PROTOCOLS
 
 BUILTIN_SCENARIOS = ("demo", "scale", "empty")
+PUBLISHERS = ("file", "hls", "llhls", "ovt", "push", "srt", "thumbnail", "webrtc")
+"""The publishers an application may run (its `<Publishers>`), by the keys its document gives them."""
+DEFAULT_PUBLISHERS = ("hls", "llhls")
+"""The captured server's application: LL-HLS and HLS (MPEG-TS) only."""
 IMAGE_FORMATS = ("jpg", "png", "webp")
 """The image encodes a thumbnail publisher serves (`thumb.jpg` / `thumb.png` / `thumb.webp`)."""
 
@@ -48,6 +52,9 @@ class AppSpec:
     thumbnails: tuple[str, ...] = ()
     """The image encodes of the application's output profile (`jpg`, `png`, `webp`): its streams serve
     `thumb.<format>` for each; none (the server's default configuration) means no thumbnail at all."""
+    publishers: tuple[str, ...] = DEFAULT_PUBLISHERS
+    """The publishers it runs (sorted, each once): by default LL-HLS and HLS, and the thumbnail publisher
+    when it has image encodes. Thumbnails are served only with both, as by the real server."""
 
 
 @dataclass(frozen=True)
@@ -204,7 +211,16 @@ def _app(data: Any, where: str) -> AppSpec:
     name = _name(data, where, "an application", also_forbidden=":")
     streams = tuple(_stream(s, f"{where}.streams[{i}]") for i, s in enumerate(_list(data, "streams", where)))
     _check_unique([s.name for s in streams], f"{where}.streams", "stream")
-    return AppSpec(name=name, streams=streams, thumbnails=_thumbnails(data, where))
+    thumbnails = _thumbnails(data, where)
+    return AppSpec(name=name, streams=streams, thumbnails=thumbnails, publishers=_publishers(data, where, thumbnails))
+
+
+def _publishers(data: dict[str, Any], where: str, thumbnails: tuple[str, ...]) -> tuple[str, ...]:
+    default = DEFAULT_PUBLISHERS + (("thumbnail",) if thumbnails else ())
+    names = data.get("publishers", list(default))
+    if not isinstance(names, list) or any(name not in PUBLISHERS for name in names):
+        raise ScenarioError(f"{where}.publishers must be a list of {', '.join(PUBLISHERS)}, not {names!r}")
+    return tuple(sorted(set(names)))
 
 
 def _thumbnails(data: dict[str, Any], where: str) -> tuple[str, ...]:

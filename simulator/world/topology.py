@@ -43,6 +43,8 @@ class App:
     """Live streams by name, in creation order."""
     thumbnails: tuple[str, ...] = ()
     """The image formats its streams' thumbnails are encoded in (none: no image encoding profile)."""
+    publishers: tuple[str, ...] = ("hls", "llhls")
+    """The publishers it runs, sorted (its document's `publishers` keys)."""
 
 
 @dataclass

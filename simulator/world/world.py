@@ -76,7 +76,7 @@ class World:
             self.vhosts[vhost.name] = vhost
             for app_spec in vhost_spec.apps:
                 app = App(vhost.name, app_spec.name, self.app_table.add_row(self.start_ms), vhost.row,
-                          thumbnails=app_spec.thumbnails)
+                          thumbnails=app_spec.thumbnails, publishers=app_spec.publishers)
                 vhost.apps[app.name] = app
                 self.apps_by_row.append(app)
                 for stream_spec in app_spec.streams:

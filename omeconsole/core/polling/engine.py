@@ -32,6 +32,7 @@ from omeconsole.core.polling.link import Link
 from omeconsole.core.polling.planner import Room, Screen, listing_every, next_due, plan
 from omeconsole.core.polling.settings import PollSettings
 from omeconsole.core.polling.store import NodeStore
+from omeconsole.model.app_config import AppConfigView
 from omeconsole.model.nodes import Listing, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.server import LinkState, ServerInfo
@@ -142,6 +143,11 @@ class PollingEngine:
             period = max(period, watched / self._bucket.rate)
         return STALE_PERIODS * period
 
+    def app_config(self, app: NodePath) -> AppConfigView | None:
+        """What was read of the application's document (its publishers; None: not asked for yet). It is read
+        while the application or one of its streams is selected."""
+        return self._store.app_config(app)
+
     @property
     def history_samples(self) -> int:
         return self._store.history_samples()
@@ -224,6 +230,8 @@ class PollingEngine:
         for job in self._store.book.jobs():
             if listing_every(job, screen, self.settings) <= self.settings.listing_interval:
                 self._store.book.make_due(job)
+        if screen.selected is not None and screen.selected.app is not None:
+            self._store.make_app_config_due(NodePath(screen.selected.vhost, screen.selected.app))
         self._once = self._paused
         self._wake.set()
         return Refresh.ONCE_WHILE_PAUSED if self._paused else Refresh.POLLING

@@ -16,6 +16,7 @@ from omeconsole.api.errors import AuthError, OmeError, RequestTimeout, Unreachab
 from omeconsole.api.own_reads import OwnShare
 from omeconsole.core.clock import Clock
 from omeconsole.core.polling.own_share import read_stats
+from omeconsole.model.app_config import AppConfig
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, StreamInfo
 
@@ -40,6 +41,14 @@ class InfoJob:
 
 
 @dataclass(frozen=True, slots=True)
+class AppConfigJob:
+    """An application's document: its publishers and outputs (where its streams can be watched)."""
+
+    path: NodePath
+    """The application's path."""
+
+
+@dataclass(frozen=True, slots=True)
 class ListingJob:
     """List the virtual hosts (no vhost), a vhost's applications (no app), or an application's streams."""
 
@@ -52,7 +61,7 @@ class DetectJob:
     """Which edition and statistics API the server has; the link's first step."""
 
 
-Job = StatsJob | InfoJob | ListingJob | DetectJob
+Job = StatsJob | InfoJob | AppConfigJob | ListingJob | DetectJob
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +78,14 @@ class StatsRead:
 class InfoRead:
     job: InfoJob
     info: StreamInfo
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class AppConfigRead:
+    job: AppConfigJob
+    config: AppConfig | None
+    """None: the document does not list the application's publishers."""
     at: float
 
 
@@ -106,7 +123,7 @@ class Failed:
         return internal_error_text(self.error)
 
 
-Outcome = StatsRead | InfoRead | Listed | Detected | Failed
+Outcome = StatsRead | InfoRead | AppConfigRead | Listed | Detected | Failed
 
 _MAX_ERROR_TEXT = 200
 
@@ -126,6 +143,8 @@ async def fetch(client: OmeClient, job: Job, clock: Clock) -> Outcome:
                 return StatsRead(job, stats, clock.monotonic(), share)
             case InfoJob(NodePath(vhost, str(app), str(stream))):
                 return InfoRead(job, await client.stream_info(vhost, app, stream), clock.monotonic())
+            case AppConfigJob(NodePath(vhost, str(app), None)):
+                return AppConfigRead(job, await client.app_config(vhost, app), clock.monotonic())
             case ListingJob(None, _):
                 names = await client.list_vhosts()
             case ListingJob(str(vhost), None):

@@ -7,7 +7,9 @@ Order, best first:
 1. the selected node's statistics (every interval; while failing, still at least once per interval);
 2. the selected stream's input info (every listing interval);
 3. the listings on screen: the virtual hosts, their applications, and the streams of every application
-   expanded on screen (every listing interval, and at once when newly expanded);
+   expanded on screen (every listing interval, and at once when newly expanded); then the document of the
+   selected node's application (its publishers, for the playback URLs: once, then every
+   `app_config_interval`, or sooner when the store says it may have changed);
 4. the other visible nodes' statistics, least recently asked first (round-robin when the budget cannot
    cover them all), then, once each, the input info of visible streams whose statistics do not tell their
    input (open source v1 has no inbound counts: the tree would say `n/a` until the stream is opened);
@@ -23,7 +25,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from omeconsole.core.polling.jobs import InfoJob, Job, ListingJob, StatsJob
+from omeconsole.core.polling.jobs import AppConfigJob, InfoJob, Job, ListingJob, StatsJob
 from omeconsole.core.polling.listing import ROOT
 from omeconsole.core.polling.settings import PollSettings
 from omeconsole.model.paths import NodePath
@@ -58,6 +60,8 @@ class PlanSource(Protocol):
     def last_attempt(self, path: NodePath) -> float: ...
 
     def info_due_at(self, path: NodePath, every: float) -> float | None: ...
+
+    def app_config_due_at(self, app: NodePath) -> float: ...
 
     def input_unknown(self, path: NodePath) -> bool:
         """A stream read at least once whose input neither its statistics nor an info read told."""
@@ -122,6 +126,9 @@ def plan(source: PlanSource, screen: Screen, room: Room, settings: PollSettings,
             (back if every > settings.listing_interval else front).append(job)
     for job in front:
         add(job)
+    app = _app_of(selected)
+    if app is not None and due(source.app_config_due_at(app), settings.listing_interval):
+        add(AppConfigJob(app))
     others = [path for path in screen.askable
               if path != selected and due(source.due_at(path, interval), interval) and StatsJob(path) not in busy]
     others.sort(key=source.last_attempt)
@@ -153,4 +160,14 @@ def next_due(source: PlanSource, screen: Screen, now: float, interval: float, se
     for job in source.book.jobs():
         if job not in busy:
             times.append(source.book.attempted_at(job) + listing_every(job, screen, settings))
+    app = _app_of(selected)
+    if app is not None and AppConfigJob(app) not in busy:
+        times.append(source.app_config_due_at(app))
     return min(times, default=math.inf)
+
+
+def _app_of(selected: NodePath | None) -> NodePath | None:
+    """The application of the selected stream or application, when it can be asked about."""
+    if selected is None or selected.app is None or not selected.addressable:
+        return None
+    return NodePath(selected.vhost, selected.app)

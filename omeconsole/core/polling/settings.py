@@ -17,6 +17,12 @@ class PollSettings:
     application that is expanded on screen; also how often the selected stream's input info is read."""
     background_listing_interval: float = 60.0
     """Seconds between listings of the streams of applications not expanded on screen."""
+    app_config_interval: float = 300.0
+    """Seconds between reads of the selected stream's application document (its publishers): a configuration
+    changes rarely; it is read again sooner when it may have changed (the app listed anew, the stream's
+    playlists changed, a refresh)."""
+    app_config_retry: float = 30.0
+    """Seconds before an application document that could not be read is asked for again."""
     request_budget: float = 20.0
     """Requests per second, all kinds together (the token bucket's rate, unless one is shared)."""
     max_concurrency: int = 4
@@ -35,7 +41,7 @@ class PollSettings:
 
     def __post_init__(self) -> None:
         if min(self.interval, self.listing_interval, self.background_listing_interval, self.request_budget,
-               self.history_seconds, self.chart_seconds) <= 0:
+               self.history_seconds, self.chart_seconds, self.app_config_interval, self.app_config_retry) <= 0:
             raise ValueError("intervals, the request budget and the history lengths must be positive")
         if self.max_concurrency < 1:
             raise ValueError("at least one request must be allowed at a time")

@@ -16,6 +16,8 @@ from omeconsole.api.own_reads import OwnShare
 from omeconsole.core.polling.budget import Backoff
 from omeconsole.core.polling.history import HistoryStore
 from omeconsole.core.polling.jobs import (
+    AppConfigJob,
+    AppConfigRead,
     Detected,
     DetectJob,
     Failed,
@@ -32,6 +34,7 @@ from omeconsole.core.polling.listing import ROOT, ListingBook, ListingChange
 from omeconsole.core.polling.own_share import OwnPart, audience_sample
 from omeconsole.core.polling.rates import RateWindow
 from omeconsole.core.polling.settings import PollSettings
+from omeconsole.model.app_config import AppConfigView
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import NodeStats, Sample, StreamInfo
@@ -63,6 +66,16 @@ class _Record:
         self.peak_viewers: int | None = None
 
 
+class _AppRecord:
+    """An application's document: the last one read, and when it is due again."""
+
+    __slots__ = ("due", "view")
+
+    def __init__(self) -> None:
+        self.view = AppConfigView()
+        self.due = -math.inf
+
+
 def _peak(peak: float | None, value: float | None) -> float | None:
     return value if peak is None or (value is not None and value > peak) else peak
 
@@ -73,6 +86,7 @@ class NodeStore:
         self._rng = rng
         self.book = ListingBook()
         self._records: dict[NodePath, _Record] = {}
+        self._apps: dict[NodePath, _AppRecord] = {}
         self._history = HistoryStore(settings.history_capacity, settings.chart_capacity,
                                      settings.keep_recent_histories)
         self._changed: set[NodePath] = set()
@@ -106,6 +120,11 @@ class NodeStore:
             return -math.inf
         return None if record.ended_at is not None else record.info_at + every
 
+    def app_config_due_at(self, app: NodePath) -> float:
+        """When the application's document is next due (at once if never asked for)."""
+        record = self._apps.get(app)
+        return -math.inf if record is None else record.due
+
     def input_unknown(self, path: NodePath) -> bool:
         record = self._records.get(path)
         return (record is not None and record.info is None and record.info_at == -math.inf
@@ -132,6 +151,8 @@ class NodeStore:
                     record.first_attempt = now
             case InfoJob(path):
                 self._record(path).info_at = now
+            case AppConfigJob(path):
+                self._app(path).due = now + self._settings.app_config_retry  # until the answer says more
             case ListingJob():
                 self.book.sent(job, now)
             case DetectJob():
@@ -142,8 +163,16 @@ class NodeStore:
             case StatsRead(StatsJob(path), stats, at, own):
                 self._read(path, self._sampled(path, stats, at, own))
             case InfoRead(InfoJob(path), info, _):
-                self._record(path).info = info
+                record = self._record(path)
+                if record.info is not None and record.info.playlists != info.playlists and path.parent is not None:
+                    self._app(path.parent).due = -math.inf  # its outputs changed: so may its configuration
+                record.info = info
                 self._changed.add(path)
+            case AppConfigRead(AppConfigJob(path), config, at):
+                app = self._app(path)
+                app.view = AppConfigView(config, None, at)
+                app.due = at + self._settings.app_config_interval
+                self._app_changed(path)
             case Listed(job, names, at):
                 self._listed(job, names, at)
             case Detected(_, detection, at):
@@ -188,6 +217,8 @@ class NodeStore:
             self._listing_changed = True
         watched = self._history.watched
         for path in change.gone:
+            for app in [app for app in self._apps if app == path or _under(app, path)]:
+                del self._apps[app]  # listed again later, it is read anew: it may have been made anew
             affected = [path]
             if path.stream is None:  # a vhost or app went with everything under it: only what is watched stays
                 for under in [p for p in self._records if _under(p, path)]:
@@ -217,6 +248,17 @@ class NodeStore:
             elif outcome.link_down:
                 self.book.make_due(job)  # asked again as soon as the link is back
             return
+        if isinstance(job, AppConfigJob):
+            app = self._app(job.path)
+            app.view = AppConfigView(app.view.config, outcome.message, app.view.read_at)
+            if outcome.link_down:
+                app.due = -math.inf  # asked again as soon as the link is back
+            elif isinstance(error, NotFoundError) and error.level == "path":  # a server without the endpoint
+                app.due = at + self._settings.app_config_interval
+            else:
+                app.due = at + self._settings.app_config_retry
+            self._app_changed(job.path)
+            return
         if not isinstance(job, StatsJob | InfoJob):
             return
         path = job.path
@@ -237,6 +279,17 @@ class NodeStore:
         backoff.base = interval / 4
         backoff.cap = self._settings.backoff_cap
         record.retry_at = at + backoff.next_delay()
+
+    def _app(self, path: NodePath) -> _AppRecord:
+        record = self._apps.get(path)
+        if record is None:
+            record = self._apps[path] = _AppRecord()
+        return record
+
+    def _app_changed(self, app: NodePath) -> None:
+        """The watched streams of the application show its document: they changed."""
+        self._changed.add(app)
+        self._changed.update(path for path in self._history.watched if path.parent == app)
 
     def _list_parent(self, path: NodePath) -> None:
         parent = path.parent
@@ -272,6 +325,11 @@ class NodeStore:
             record = self._records.get(path)
             if record is not None:
                 record.retry_at = now
+
+    def make_app_config_due(self, app: NodePath) -> None:
+        record = self._apps.get(app)
+        if record is not None:
+            record.due = -math.inf
 
     def take_changes(self) -> tuple[frozenset[NodePath], bool, bool]:
         """(changed nodes, listing changed, the first complete listing just arrived) since the last call."""
@@ -313,6 +371,11 @@ class NodeStore:
 
     def history_samples(self) -> int:
         return self._history.sample_count()
+
+    def app_config(self, app: NodePath) -> AppConfigView | None:
+        """What was read of the application's document (None: never asked for)."""
+        record = self._apps.get(app)
+        return None if record is None else record.view
 
 
 def _under(path: NodePath, parent: NodePath) -> bool:

@@ -1,6 +1,7 @@
-"""A stream's playback URLs (`core/playback`), under its detail: what each is, the URL, and which of them the
-server's API did not confirm (`assumed`). The URLs are built percent-encoded, so nothing here is raw server
-text; `y` offers them to the terminal's clipboard."""
+"""A stream's playback URLs (`core/playback`), under its detail: what each is, the URL, which of them the
+server's API did not confirm (`assumed`, with the reason under the URL), and, when the application's
+configuration was not read, why. The URLs are built percent-encoded and the one server text (a read's error) is
+shown through `visible`; `y` offers the URLs to the terminal's clipboard."""
 
 from __future__ import annotations
 
@@ -37,10 +38,15 @@ class PlaybackPanel(PaletteStatic):
         where = "" if playback.configured else " (not configured: the API's host on the default port, 3333)"
         table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False, show_header=False, expand=False,
                       title=Text(f"publisher {visible(playback.publisher, 200)}{where}", style=muted, no_wrap=True,
-                                 overflow="ellipsis"), title_justify="left")
-        labels = [url.label + (" (assumed)" if url.assumed else "") for url in playback.urls]
-        table.add_column(no_wrap=True, style=muted, min_width=max(map(len, labels)))
+                                 overflow="ellipsis"), title_justify="left",
+                      caption=Text(visible(playback.unconfirmed, 300), style=muted) if playback.unconfirmed else None,
+                      caption_justify="left")
+        labels = [url.described for url in playback.urls]
+        table.add_column(no_wrap=True, style=muted, min_width=max(map(len, labels), default=0))
         table.add_column(overflow="fold")  # a URL is shown whole, folded over lines when the panel is narrow
         for label, url in zip(labels, playback.urls, strict=True):
-            table.add_row(Text(label), Text(url.url))
+            cell = Text(url.url)
+            if url.assumed:
+                cell.append(f"\nassumed: {url.assumed}", style=muted)
+            table.add_row(Text(label), cell)
         self.update(table)
