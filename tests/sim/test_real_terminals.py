@@ -7,8 +7,8 @@ it; pyte draws it, graphics sequences left out). The picture must be the thumbna
 fetched apart and compared by colours with Pillow; the panel's title must say the method; the black picture
 must turn that region dark and the caption "black". Every wait polls for what it waits for, under a
 generous deadline. Skipped, saying why, without Xvfb, the terminal, `script` or python-xlib (`make
-test-terminal`; Debian: apt-get install xvfb xterm kitty). Kitty 0.26.5 (Debian 12) has no Unicode
-placeholders, so the console must fall back to half blocks there; from 0.28 on it must say kitty.
+test-terminal`; Debian: apt-get install xvfb xterm kitty). kitty draws Kitty graphics by direct placement
+(0.26.5 in Debian 12, which has no Unicode placeholders): the console must say kitty there.
 """
 
 from __future__ import annotations
@@ -143,14 +143,6 @@ def _kitty(command: list[str]) -> list[str]:
             "-o", f"initial_window_height={ROWS}c", "-o", "remember_window_size=no", *command]
 
 
-def _kitty_method() -> str:
-    """What the console must say in kitty: Kitty graphics only where it has Unicode placeholders (0.28)."""
-    found = re.search(r"kitty (\d+)\.(\d+)", subprocess.run(["kitty", "--version"], capture_output=True,
-                                                              text=True, check=True).stdout)
-    assert found, "kitty --version said no version"
-    return "kitty" if (int(found.group(1)), int(found.group(2))) >= (0, 28) else "half blocks"
-
-
 @contextmanager
 def _console_in(terminal: list[str], screen: XScreen, sim: ThreadedSimulator, home: Path) -> Iterator[ScreenText]:
     console = [sys.executable, "-m", "omeconsole.cli.main", "--api-url", sim.api_url,
@@ -239,7 +231,7 @@ def _brightness(picture: Image.Image) -> float:
 def test_the_stream_view_draws_the_servers_picture(terminal: str, x_screen: XScreen, tmp_path: Path) -> None:
     if shutil.which(terminal) is None:
         pytest.skip(f"no {terminal} (apt-get install {terminal})")
-    method, argv = ("sixel", _xterm) if terminal == "xterm" else (_kitty_method(), _kitty)
+    method, argv = ("sixel", _xterm) if terminal == "xterm" else ("kitty", _kitty)
     with ThreadedSimulator(access_token=TOKEN, faults=FAULTS, name=f"{terminal}-simulator") as sim:
         sim.advance(2)
         served = _fetch_thumbnail(sim)
