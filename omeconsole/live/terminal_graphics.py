@@ -2,20 +2,21 @@
 
 textual-image asks too, when it is imported, but gives the terminal 0.1 s for each answer: over SSH or on a
 loaded machine the answer comes later and the picture silently falls back to half blocks (the late answer
-then lands in the input). And it asks for Kitty graphics without the Unicode placeholders it draws with:
-kitty before 0.28 (Debian 12 ships 0.26.5) answers "OK" to that, then rejects every picture, and the
-placeholders show as rows of boxes. So the console asks once more, in one burst, after textual-image:
+then lands in the input). So the console asks once more, in one burst, after textual-image:
 
-- a Kitty graphics query that uses placeholders (`U=1`): answered "OK" only where they work;
+- a Kitty graphics query (an image id of its own): "OK" where the protocol's direct placement works, which is
+  how the console draws Kitty pictures (ui/widgets/kitty_picture.py), Unicode placeholders or not. kitty 0.26.5
+  (Debian 12) and Konsole 22.12 answer it and draw; kitty 0.26.5 answers nothing to a query that asks for
+  placeholders (`U=1`, from 0.28 on), and Konsole 22.12 answers "OK" to that one too without having them;
 - the primary device attributes (DA1): a 4 among them says Sixel;
 - a device status report (DSR) last, which every terminal answers and nothing else here asks, so the
   answers are complete when it comes back: no deadline decides what the terminal can do. The deadline only
   bounds a terminal that answers nothing at all; everything is then half blocks.
 
 Late answers to textual-image's own questions come back before ours and are read along: a DA1 is a DA1 (its
-Kitty query, without placeholders, is not counted). Sixel is preferred to Kitty graphics, as textual-image
-prefers it: terminals that have both draw Sixel right, and kitty has no Sixel. Nothing is asked when stdin
-and stdout are not both a terminal (tests, `omeconsole serve`): half blocks.
+Kitty query, another id, is not counted). Sixel is preferred to Kitty graphics, as textual-image
+prefers it (Konsole 22.12 says both; kitty has no Sixel). Nothing is asked when stdin and stdout are not
+both a terminal (tests, `omeconsole serve`): half blocks.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ GraphicsMethod = Literal["sixel", "kitty", "half blocks"]
 ANSWER_DEADLINE_S = 2.0
 """How long a terminal that answers nothing holds up the start."""
 _QUERY_ID = 7129
-_KITTY_QUERY = f"\x1b_Gi={_QUERY_ID},s=1,v=1,a=q,t=d,f=24,U=1;AAAA\x1b\\"
+_KITTY_QUERY = f"\x1b_Gi={_QUERY_ID},s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\"
 _DA1_QUERY = "\x1b[c"
 _DSR_QUERY = "\x1b[5n"
 _QUESTIONS = (_KITTY_QUERY + _DA1_QUERY + _DSR_QUERY).encode()

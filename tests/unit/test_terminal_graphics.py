@@ -1,6 +1,7 @@
 """How the console learns what the terminal draws pictures with (live/terminal_graphics.py): the answers of real
-terminals as they came back here (xterm 379 as a VT340, kitty 0.26.5, xterm as a VT420), and a terminal on a
-pseudo-terminal that answers late or not at all. The real terminals themselves: tests/sim/test_real_terminals.py."""
+terminals as they came back here (xterm 379 as a VT340, kitty 0.26.5, Konsole 22.12.3, xterm as a VT420), and a
+terminal on a pseudo-terminal that answers late or not at all. The real terminals themselves:
+tests/sim/test_real_terminals.py."""
 
 from __future__ import annotations
 
@@ -15,16 +16,17 @@ from omeconsole.live.terminal_graphics import method_from_answers, read_answers
 
 XTERM_VT340 = b"\x1b[?63;1;2;4;6;9;15;16;22;28c\x1b[0n"
 XTERM_VT420 = b"\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c\x1b[0n"
-KITTY_0_26 = b"\x1b[?62;c\x1b[0n"
-"""kitty 0.26.5 answers nothing to a query with Unicode placeholders: it has none (they came in 0.28)."""
-KITTY_0_28 = b"\x1b_Gi=7129;OK\x1b\\\x1b[?62;c\x1b[0n"
+KITTY_0_26 = b"\x1b_Gi=7129;OK\x1b\\\x1b[?62;c\x1b[0n"
+"""kitty 0.26.5: Kitty graphics (direct placement; it answers nothing to a query with Unicode placeholders)."""
+KONSOLE_22_12 = b"\x1b_Gi=7129;OK\x1b\\\x1b[?62;1;4c\x1b[0n"
+"""Konsole 22.12.3 under Xvfb: Kitty graphics and Sixel."""
 
 
 @pytest.mark.parametrize(("answers", "method"), [
     (XTERM_VT340, "sixel"),
     (XTERM_VT420, "half blocks"),
-    (KITTY_0_26, "half blocks"),
-    (KITTY_0_28, "kitty"),
+    (KITTY_0_26, "kitty"),
+    (KONSOLE_22_12, "sixel"),
     (b"", "half blocks"),
     # textual-image's own Kitty query (another id, no placeholders) said OK: not counted.
     (b"\x1b_Gi=99;OK\x1b\\\x1b[?62;c\x1b[0n", "half blocks"),

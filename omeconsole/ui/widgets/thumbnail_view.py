@@ -17,15 +17,17 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
-from textual_image.widget import HalfcellImage, TGPImage
+from textual_image.widget import HalfcellImage
 
 from omeconsole.core.text import visible
 from omeconsole.core.thumbnails.decode import Picture
 from omeconsole.core.thumbnails.watch import Verdict
 from omeconsole.live.terminal_graphics import GraphicsMethod, known_method
+from omeconsole.ui.widgets.kitty_picture import KittyPicture
 from omeconsole.ui.widgets.sixel_picture import SixelPicture
 
-_WIDGETS: dict[GraphicsMethod, type[Widget]] = {"sixel": SixelPicture, "kitty": TGPImage, "half blocks": HalfcellImage}
+_WIDGETS: dict[GraphicsMethod, type[Widget]] = {
+    "sixel": SixelPicture, "kitty": KittyPicture, "half blocks": HalfcellImage}
 NOTE_LIMIT = 160
 
 
