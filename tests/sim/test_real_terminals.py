@@ -1,4 +1,4 @@
-"""The stream view's picture in real terminals under Xvfb (issue 29): xterm as a VT340 (Sixel) and kitty.
+"""The stream view's picture in real terminals under Xvfb (issue 29): xterm as a VT340 (Sixel), kitty, Konsole.
 
 The console runs as its own process in the terminal against a real simulator (on a clock the test moves:
 the picture is the frame of one moment, then the simulator's black-picture fault). The screen is read two
@@ -7,7 +7,7 @@ it; pyte draws it, graphics sequences left out). The picture must be the thumbna
 fetched apart and compared by colours with Pillow; the panel's title must say the method; the black picture
 must turn that region dark and the caption "black". Every wait polls for what it waits for, under a
 generous deadline. Skipped, saying why, without Xvfb, the terminal, `script` or python-xlib (`make
-test-terminal`; Debian: apt-get install xvfb xterm kitty). kitty draws Kitty graphics by direct placement
+test-terminal`; Debian: apt-get install xvfb xterm kitty konsole). kitty draws Kitty graphics by direct placement
 (0.26.5 in Debian 12, which has no Unicode placeholders): the console must say kitty there, and take the
 picture down when another screen is shown (a placed Kitty picture stays until deleted).
 """
@@ -152,6 +152,19 @@ def _kitty(command: list[str]) -> list[str]:
             "-o", f"initial_window_height={ROWS}c", "-o", "remember_window_size=no", *command]
 
 
+def _konsole(command: list[str]) -> list[str]:
+    """Konsole with its built-in profile, the terminal's size set, no menu bar, tab bar or scroll bar (its toolbar
+    stays: a light strip smaller than the picture, where the largest drawn rectangle is looked for)."""
+    return ["konsole", "--separate", "--builtin-profile", "--hide-menubar", "--hide-tabbar",
+            "-p", f"TerminalColumns={COLUMNS}", "-p", f"TerminalRows={ROWS}", "-p", "ScrollBarPosition=2",
+            "-e", *command]
+
+
+_TERMINALS = {"xterm": ("sixel", _xterm), "kitty": ("kitty", _kitty), "konsole": ("sixel", _konsole)}
+"""What the console must say in each terminal, and how to start it. Konsole 22.12 has Kitty graphics and Sixel
+(its device attributes say 4): Sixel, as textual-image prefers."""
+
+
 @contextmanager
 def _console_in(terminal: list[str], screen: XScreen, sim: ThreadedSimulator, home: Path) -> Iterator[ScreenText]:
     console = [sys.executable, "-m", "omeconsole.cli.main", "--api-url", sim.api_url,
@@ -236,11 +249,11 @@ def _brightness(picture: Image.Image) -> float:
     return float(ImageStat.Stat(picture.convert("L")).mean[0])
 
 
-@pytest.mark.parametrize("terminal", ["xterm", "kitty"])
+@pytest.mark.parametrize("terminal", ["xterm", "kitty", "konsole"])
 def test_the_stream_view_draws_the_servers_picture(terminal: str, x_screen: XScreen, tmp_path: Path) -> None:
     if shutil.which(terminal) is None:
         pytest.skip(f"no {terminal} (apt-get install {terminal})")
-    method, argv = ("sixel", _xterm) if terminal == "xterm" else ("kitty", _kitty)
+    method, argv = _TERMINALS[terminal]
     with ThreadedSimulator(access_token=TOKEN, faults=FAULTS, name=f"{terminal}-simulator") as sim:
         sim.advance(2)
         served = _fetch_thumbnail(sim)
