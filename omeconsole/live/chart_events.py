@@ -40,7 +40,7 @@ from omeconsole.model.paths import NodePath
 
 LIVES_KEPT = 50_000
 """Streams whose last `createdTime` is remembered (to tell a restart); the oldest told is forgotten first."""
-REPLAY_UNSEEN = "replay: no ad breaks or alerts before {at} (recorded by a version that did not keep them)"
+REPLAY_UNSEEN = "replay: ad breaks and alerts not recorded before {at}"
 """Said under a replayed chart at a moment the store was written without spans (local time filled in)."""
 RECORDED_PER_NODE = 1_000
 """Recorded spans a replay keeps per node (the latest of its range)."""

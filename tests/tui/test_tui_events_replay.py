@@ -3,7 +3,8 @@
 The real console records the real simulator (history on) while a cue-out then a cue-in are sent with its keys
 and an `[[alerts]]` rule fires on a stalled encoder and resolves; then `--replay` of that store, with no server,
 shows the same lines under the stream's chart (glyphs, local times, lengths), the bands on the chart, and, at a
-moment inside the break, the break going on (its start, and how long so far at that moment).
+moment inside the break, the break going on (its start, and how long so far at that moment). A replay of a store
+upgraded from schema 1 says, at moments before the upgrade, that no ad breaks or alerts were kept then.
 
 The live clocks start at 2026-01-01 00:00:00 UTC (the console's ParkingClock, the simulator's ManualClock) and
 move together (`Driver.step`); the replay's clock is another ParkingClock 30 min later; TZ is UTC (`quiet_ui`).
@@ -11,15 +12,20 @@ move together (`Driver.step`); the replay's clock is another ParkingClock 30 min
 
 from __future__ import annotations
 
+import gzip
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
 from adops_ui_support import sends_done
+from history_support import SERVER, STREAM, T0, Reading, write
+from history_support import store as stored
 from textual.widgets import Static
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app, make_settings, quiet_ui, shown
 
 from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.alerts.rules import AlertRule
+from omeconsole.core.history.observations import ObservedSpan
 from omeconsole.core.history.replay_engine import ReplayEngine
 from omeconsole.core.history.settings import HistorySettings
 from omeconsole.model.paths import NodePath
@@ -37,6 +43,7 @@ NEWS = NodePath("default", "app", "news")
 APP = NodePath("default", "app")
 START = datetime(2026, 1, 1, tzinfo=UTC)
 DASH = "\N{EN DASH}"
+SCHEMA1 = Path(__file__).parents[1] / "support" / "fixtures" / "history-schema1.sqlite3.gz"
 STALL = "ingest-stall=at:60s:for:10s,streams=default/app/news"
 
 
@@ -145,5 +152,43 @@ async def test_a_replay_lists_and_draws_the_ad_break_and_alert_the_console_recor
             assert any(line.startswith(f"AD ad break news {hms(splice)}{DASH}{hms(ends)}")
                        for line in events_lines(app)), events_lines(app)
             assert any(line.startswith("⚑ alert news ingest news firing") for line in events_lines(app))
+    finally:
+        replay.reader.close()
+
+
+async def test_a_replay_of_an_upgraded_store_says_until_when_it_kept_no_ad_breaks_or_alerts(
+        quiet_ui, tmp_path: Path) -> None:
+    """The schema-1 store of `tests/support/fixtures/` (readings of default/app/stream from T0 to T0 + 60 s), then
+    written by this version: readings to T0 + 120 s and a break from T0 + 90 s to T0 + 100 s."""
+    path = tmp_path / "old.sqlite3"
+    with gzip.open(SCHEMA1) as packed, path.open("wb") as unpacked:
+        shutil.copyfileobj(packed, unpacked)
+    history = HistorySettings(path=path)
+    write(path, [Reading(T0 + s, s, s, 1) for s in range(121)], node=NodePath("default"), now=T0 + 121)
+    write(path, [Reading(T0 + s, 1000 * s, 5000 * s, 3) for s in range(61, 121)], now=T0 + 121)
+    with stored(path, history, now=T0 + 121) as writer:
+        writer.offer(ObservedSpan(SERVER, "run-1", "ad break", STREAM, T0 + 90, T0 + 100, "", "", "sent"))
+
+    replay_clock = ParkingClock(wall_start=datetime.fromtimestamp(T0, UTC).replace(minute=30))
+    settings = make_settings("http://127.0.0.1:9/never", history=history)
+    replay = open_replay(settings, replay_clock, since=3600)
+    app = replay_app(replay, settings, replay_clock, select=STREAM, audit_path=tmp_path / "audit.jsonl",
+                     theme_dirs=[BUILTIN_THEME_DIR])
+    unseen = f"replay: ad breaks and alerts not recorded before {hms(datetime.fromtimestamp(T0 + 60, UTC))}"
+    try:
+        async with app.run_test(size=(160, 50)) as pilot:
+            driver = Driver(pilot, replay_clock, None)
+            await pilot.press("home")
+            await driver.settle()
+            assert events_lines(app) == [unseen]
+            await pilot.press("shift+right")  # T0 + 60 s: the last reading the old version wrote
+            await driver.settle()
+            assert events_lines(app) == [unseen]
+            await pilot.press("right", "right", "right", "right")  # T0 + 100 s
+            await driver.settle()
+            start, end = (hms(datetime.fromtimestamp(T0 + s, UTC)) for s in (90, 100))
+            app.screen.query_one(NodeTree).select_path(STREAM)  # at T0 the stream was not listed yet
+            await pilot.pause()
+            assert events_lines(app) == [f"AD ad break {start}{DASH}{end} (10 s)"]
     finally:
         replay.reader.close()
