@@ -125,6 +125,7 @@ class ConsoleRecording:
         self._unsubscribe.append(timeline.add_span_listener(store))
 
     def unfollow(self) -> None:
+        self._span_names.clear()  # those sessions' spans are told no more (a new session's take their rows over)
         unsubscribe, self._unsubscribe = self._unsubscribe, []
         for stop in unsubscribe:
             stop()

@@ -117,6 +117,20 @@ def test_a_span_told_again_is_one_row_corrected_then_ended(tmp_path: Path) -> No
         assert [s.began for s in reader.spans(SERVER.key, T0 + 41, T0 + 60)] == [T0 + 20], "only what overlaps"
 
 
+def test_a_span_still_open_told_again_under_a_new_name_is_the_same_row(tmp_path: Path) -> None:
+    """A break on air while the console reconnected: its new session tells it again under a new name."""
+    db = tmp_path / "h.sqlite3"
+    _offer(db, _span("old-1", T0 + 10, None), _span("old-2", T0 + 10, None, kind="alert", label="a"))
+    _offer(db, _span("new-1", T0 + 10.000001, None), _span("new-1", T0 + 10.000001, T0 + 40),
+           _span("new-2", T0 + 30, None, kind="alert", label="a"),  # fired again later: another span
+           _span("new-3", T0 + 10, T0 + 12, path=OTHER))
+    with HistoryReader(db) as reader:
+        spans = reader.spans(SERVER.key, T0, T0 + 60)
+    assert sorted((s.kind, str(s.path), s.began, s.ended or 0.0) for s in spans) == [
+        ("ad break", str(OTHER), T0 + 10, T0 + 12), ("ad break", str(STREAM), T0 + 10.000001, T0 + 40),
+        ("alert", str(STREAM), T0 + 10, 0.0), ("alert", str(STREAM), T0 + 30, 0.0)]
+
+
 def test_labels_are_kept_as_data_and_cut(tmp_path: Path) -> None:
     db = tmp_path / "h.sqlite3"
     hostile = "[red]x[/red]\x1b]52;c;AAAA\x07'); DROP TABLE events; --" + "é" * 1000

@@ -3,7 +3,9 @@ show them as the live console did.
 
 A span is written when it begins and again each time it changes (a splice corrected from the estimate to the
 playlist's, the return, an alert resolving): one row per span, updated in place (`span` is its name within its
-server). A span the recording stopped before it ended keeps no end (`ended` NULL).
+server). A span the recording stopped before it ended keeps no end (`ended` NULL). A new span that is the same as one
+still open in the store (same kind, node and label, beginning within `SAME_SPAN_S`: a break on air while the console
+reconnected, told again by its new session) takes over that row instead of adding a second one.
 
 Labels, severities and origins come from servers and config (an alert's rule name, a break's origin): they are
 stored as data, cut to `TEXT_LIMIT` characters, and shown only through `core.text.visible`. Retention treats a
@@ -23,6 +25,8 @@ from omeconsole.model.paths import NodePath
 TEXT_LIMIT = 200
 """Characters kept of a label, severity, origin or span name."""
 KINDS = ("ad break", "alert")
+SAME_SPAN_S = 1.0
+"""Two spans' starts closer than this are one span's (a break's splice is the break model's own wall time)."""
 READ_LIMIT = 20_000
 """Spans read at most by one question (the latest kept when there are more)."""
 
@@ -35,6 +39,13 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (server_id, span) DO UPDATE SET
     began = excluded.began, ended = excluded.ended, label = excluded.label, severity = excluded.severity,
     origin = excluded.origin
+"""
+
+_TAKE_OVER = """
+UPDATE events SET span = ? WHERE id = (
+    SELECT id FROM events WHERE server_id = ? AND kind = ? AND depth = ? AND vhost = ? AND app = ? AND stream = ?
+    AND label = ? AND ended IS NULL AND abs(began - ?) < ? ORDER BY began DESC LIMIT 1)
+AND NOT EXISTS (SELECT 1 FROM events WHERE server_id = ? AND span = ?)
 """
 
 
@@ -68,8 +79,10 @@ def write_span(db: sqlite3.Connection, server_id: int, item: ObservedSpan) -> bo
     """Stores or updates `item`'s row (in the caller's transaction); False for a kind the store does not keep."""
     if item.kind not in KINDS:
         return False
-    db.execute(_UPSERT, (server_id, item.span[:TEXT_LIMIT], item.kind, *_node(item.path), item.began, item.ended,
-                         item.label[:TEXT_LIMIT], item.severity[:TEXT_LIMIT], item.origin[:TEXT_LIMIT]))
+    name, node, label = item.span[:TEXT_LIMIT], _node(item.path), item.label[:TEXT_LIMIT]
+    db.execute(_TAKE_OVER, (name, server_id, item.kind, *node, label, item.began, SAME_SPAN_S, server_id, name))
+    db.execute(_UPSERT, (server_id, name, item.kind, *node, item.began, item.ended, label, item.severity[:TEXT_LIMIT],
+                         item.origin[:TEXT_LIMIT]))
     return True
 
 
