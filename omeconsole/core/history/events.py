@@ -44,7 +44,7 @@ ON CONFLICT (server_id, span) DO UPDATE SET
 _TAKE_OVER = """
 UPDATE events SET span = ? WHERE id = (
     SELECT id FROM events WHERE server_id = ? AND kind = ? AND depth = ? AND vhost = ? AND app = ? AND stream = ?
-    AND label = ? AND ended IS NULL AND abs(began - ?) < ? ORDER BY began DESC LIMIT 1)
+    AND label = ? AND ended IS NULL AND began BETWEEN ? AND ? ORDER BY began DESC LIMIT 1)
 AND NOT EXISTS (SELECT 1 FROM events WHERE server_id = ? AND span = ?)
 """
 
@@ -80,7 +80,8 @@ def write_span(db: sqlite3.Connection, server_id: int, item: ObservedSpan) -> bo
     if item.kind not in KINDS:
         return False
     name, node, label = item.span[:TEXT_LIMIT], _node(item.path), item.label[:TEXT_LIMIT]
-    db.execute(_TAKE_OVER, (name, server_id, item.kind, *node, label, item.began, SAME_SPAN_S, server_id, name))
+    db.execute(_TAKE_OVER, (name, server_id, item.kind, *node, label, item.began - SAME_SPAN_S,
+                            item.began + SAME_SPAN_S, server_id, name))
     db.execute(_UPSERT, (server_id, name, item.kind, *node, item.began, item.ended, label, item.severity[:TEXT_LIMIT],
                          item.origin[:TEXT_LIMIT]))
     return True
