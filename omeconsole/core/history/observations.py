@@ -102,10 +102,6 @@ class ObservedSpan:
     severity: str = ""
     origin: str = ""
 
-    @property
-    def at(self) -> float:
-        return self.began if self.ended is None else self.ended
-
 
 Observation = ObservedSample | ObservedEnd | ObservedInfo | ObservedSpan
 ObservationSink = Callable[[Observation], object]
