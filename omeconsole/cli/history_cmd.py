@@ -10,6 +10,9 @@ is shown on each of the fleet's servers that recorded it (JSON: `{"fleet", "serv
 Every point carries viewers (playback sessions: the last reading's, and the lowest and highest in it)
 and, where the store kept them (full resolution), the viewers per playback protocol; a tier's buckets
 keep only the total, and the output says so instead of printing zeros.
+
+The node's ad breaks and alerts over the range (those of the nodes below it too, and the server's own alerts)
+follow its readings in text and JSON; `--events` prints only them, in every format (`history_events`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any
 
 from omeconsole.cli import exit_codes
+from omeconsole.cli.history_events import CSV_COLUMNS, print_spans, span_json, span_row
 from omeconsole.cli.output import complain
 from omeconsole.core.config import ConfigError, Settings, load_settings
 from omeconsole.core.history.target import Target
@@ -32,6 +36,7 @@ from omeconsole.model.audience import PLAYBACK
 
 if TYPE_CHECKING:  # the store's modules are imported when the command runs, not at every start
     from omeconsole.core.fleet.settings import FleetSettings
+    from omeconsole.core.history.events import RecordedSpan
     from omeconsole.core.history.points import HistoryPoint, HistorySeries
     from omeconsole.core.history.reader import HistoryReader
     from omeconsole.core.history.summary import StreamSummary
@@ -157,6 +162,8 @@ def _summary_json(summary: StreamSummary) -> dict[str, Any]:
 
 def _list(reader: HistoryReader, args: argparse.Namespace, now: float, out: IO[str],
           fleet: FleetSettings | None) -> int:
+    if args.events:
+        raise _Refused("--events needs a TARGET", exit_codes.USAGE)
     if args.csv:
         raise _Refused("--csv needs a TARGET (the list of streams is text or --json)", exit_codes.USAGE)
     summaries = reader.summaries(ended=True if args.ended else None)
@@ -210,11 +217,16 @@ def _show(reader: HistoryReader, servers: list[str], args: argparse.Namespace, s
     """The target on each of `servers`; `fleet`: the name of the fleet they are (each is labelled)."""
     target: Target = args.target
     documents: list[dict[str, Any]] = []
-    columns = ("server", *_COLUMNS) if fleet else _COLUMNS
+    columns = CSV_COLUMNS if args.events else _COLUMNS
+    columns = ("server", *columns) if fleet else columns
     writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n") if args.csv else None
     if writer is not None:
         writer.writeheader()
     for index, server in enumerate(servers):
+        spans = reader.spans(server, start, end, target.path)
+        if args.events:
+            _show_spans(reader, spans, server, args, start, end, out, documents, writer, index, fleet=fleet)
+            continue
         series = reader.series(server, target.path, start, end, step=args.step, now=now)
         summary = reader.summary(server, target.path)
         protocols = _protocols(reader, series, now)
@@ -224,7 +236,8 @@ def _show(reader: HistoryReader, servers: list[str], args: argparse.Namespace, s
                               "step": series.step, "source": series.source, "sampled_every": series.sampled_every,
                               "viewers_by_protocol_kept": protocols is not None,
                               "summary": None if summary is None else _summary_json(summary),
-                              "points": [_point_json(p, c) for p, c in zip(series.points, each, strict=True)]})
+                              "points": [_point_json(p, c) for p, c in zip(series.points, each, strict=True)],
+                              "events": [span_json(span) for span in spans]})
         elif writer is not None:
             lead = {"server": server} if fleet else {}
             for point, counts in zip(series.points, each, strict=True):
@@ -233,10 +246,31 @@ def _show(reader: HistoryReader, servers: list[str], args: argparse.Namespace, s
             if index:
                 print(file=out)
             _print_text(series, protocols, summary, server, now, out)
+            print_spans(spans, reader.spans_kept_after(), start, out)
     if args.json:
         document = {"fleet": fleet, "servers": documents} if fleet else documents[0]
         print(json.dumps(document, ensure_ascii=True), file=out)
     return exit_codes.OK
+
+
+def _show_spans(reader: HistoryReader, spans: list[RecordedSpan], server: str, args: argparse.Namespace,
+                start: float, end: float, out: IO[str], documents: list[dict[str, Any]],
+                writer: csv.DictWriter[str] | None, index: int, *, fleet: str | None) -> None:
+    """`--events`: only the spans, in the asked format."""
+    target: Target = args.target
+    if args.json:
+        documents.append({"server": server, "path": str(target.path), "from": _iso(start), "to": _iso(end),
+                          "events": [span_json(span) for span in spans]})
+    elif writer is not None:
+        lead = {"server": server} if fleet else {}
+        for span in spans:
+            writer.writerow({**lead, **span_row(span)})
+    else:
+        if index:
+            print(file=out)
+        print(f"{visible(str(target.path))} on {visible(server)}, {_local(start, precise=False)} to "
+              f"{_local(end, precise=False)} (local time)", file=out)
+        print_spans(spans, reader.spans_kept_after(), start, out)
 
 
 def _protocols_text(counts: dict[str, int] | None) -> str:

@@ -311,6 +311,8 @@ def _history(add: Add) -> None:
     output = history.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="one JSON document")
     output.add_argument("--csv", action="store_true", help="CSV with a header row (gaps are rows of empty cells)")
+    history.add_argument("--events", action="store_true",
+                         help="with TARGET: only its ad breaks and alerts (also listed after its readings without it)")
     history.add_argument("--ended", action="store_true", help="without TARGET: only the streams that ended")
     history.add_argument("--db", help="the history database (default: $OMECONSOLE_HISTORY_DB, [history] path, "
                          "or history.sqlite3 in the user data directory)")

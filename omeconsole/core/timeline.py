@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import enum
 from collections import OrderedDict, deque
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from omeconsole.core.listeners import Listeners, Unsubscribe
 from omeconsole.model.paths import NodePath
 
 PER_NODE = 40
@@ -62,6 +63,10 @@ class NodeEvent:
     """None while it goes on (spans) and always for instants."""
     label: str = ""
     """Server or config text (an alert's rule name): display it through `core.text.visible`."""
+    severity: str = ""
+    """An alert's rule's severity ("" for the other kinds)."""
+    origin: str = ""
+    """An ad break's: "sent" by this console, seen in the "playlist", recalled from the "audit" log ("" else)."""
 
     @property
     def is_open(self) -> bool:
@@ -102,28 +107,38 @@ class Timeline:
         self._max_nodes = max_nodes
         self._nodes: OrderedDict[NodePath | None, deque[NodeEvent]] = OrderedDict()
         self._open: dict[Hashable, NodeEvent] = {}
+        self._spans: Listeners[[Hashable, NodeEvent]] = Listeners("timeline")
+
+    def add_span_listener(self, listener: Callable[[Hashable, NodeEvent], None]) -> Unsubscribe:
+        """`listener(key, span)` each time a span begins, is corrected or ends (the history store keeps them)."""
+        return self._spans.add(listener)
 
     def __len__(self) -> int:
         """Nodes holding events (the server's own list counts as one)."""
         return len(self._nodes)
 
-    def open(self, key: Hashable, kind: EventKind, path: NodePath | None, start: float, label: str = "") -> None:
+    def open(self, key: Hashable, kind: EventKind, path: NodePath | None, start: float, label: str = "", *,
+             severity: str = "", origin: str = "") -> None:
         """A span begins (again under the same key: its start and label are corrected, nothing is added)."""
         known = self._open.get(key)
-        event = NodeEvent(kind, path, start, None, label)
+        event = NodeEvent(kind, path, start, None, label, severity, origin)
         if known is not None:
             if known != event:
                 self._swap(known, event)
                 self._open[key] = event
+                self._spans.tell(key, event)
             return
         self._open[key] = event
         self._add(event)
+        self._spans.tell(key, event)
 
     def close(self, key: Hashable, end: float) -> None:
         """The span under `key` ends at `end` (never before it began); an unknown key is ignored."""
         known = self._open.pop(key, None)
         if known is not None:
-            self._swap(known, replace(known, end=max(end, known.start)))
+            ended = replace(known, end=max(end, known.start))
+            self._swap(known, ended)
+            self._spans.tell(key, ended)
 
     def is_open(self, key: Hashable) -> bool:
         return key in self._open

@@ -14,12 +14,17 @@
 
 The times stay on the console's monotonic clock (`Timeline`); a screen turns them into local times with
 the one instant of its tick (`wall_at`).
+
+A replay draws the ad breaks and alerts the history store kept (the recording console's spans, `core/history/events.py`)
+instead of listening to an ad board and alerts of its own, and its starts, ends and restarts from the recorded
+readings as above. A span is shown from its start on, and open (going on) while the replay is before its end.
+A store upgraded from a version that kept no spans says so under the chart for the moments before the upgrade.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from omeconsole.core.adops.ad_break import BreakState, BreakView
@@ -35,8 +40,10 @@ from omeconsole.model.paths import NodePath
 
 LIVES_KEPT = 50_000
 """Streams whose last `createdTime` is remembered (to tell a restart); the oldest told is forgotten first."""
-REPLAY_UNSEEN = "replay: no ad breaks or alerts (the history store does not record them)"
-"""Said under a replayed chart: its starts, ends and restarts come from the recorded readings."""
+REPLAY_UNSEEN = "replay: ad breaks and alerts not recorded before {at}"
+"""Said under a replayed chart at a moment the store was written without spans (local time filled in)."""
+RECORDED_PER_NODE = 1_000
+"""Recorded spans a replay keeps per node (the latest of its range)."""
 FOUND_UP_S = 1.0
 """A stream created within this long after the console began is taken as found up, not as started: a server's
 time on the console's clock is no more exact than that."""
@@ -60,8 +67,9 @@ class ChartEvents:
         self.timeline = Timeline(clock.monotonic())
         self._engine = engine
         self._replay = isinstance(engine, ReplayEngine)
-        self.unseen = REPLAY_UNSEEN if self._replay else ""
-        """Which kinds this session cannot show, in words for the screen ("" when it shows them all)."""
+        self._recorded: Timeline | None = None
+        """A replay's: the spans the store kept."""
+        self._spans_kept_after: float | None = None
         self._board = board
         self._clock = clock
         self._lives: OrderedDict[NodePath, tuple[datetime | None, float, bool]] = OrderedDict()
@@ -71,16 +79,34 @@ class ChartEvents:
         self._unsettled: set[NodePath] = set()
         """Streams whose break may still start or end by the clock alone (scheduled or on air)."""
         engine.add_listener(self._engine_update)
+        if isinstance(engine, ReplayEngine):
+            self._recorded = _recorded_timeline(engine)
+            self._spans_kept_after = engine.reader.spans_kept_after()
+            return  # the store's spans are the replay's breaks and alerts: nothing is sent or judged again
         board.add_listener(lambda path, _shown: self._break_changed(path))
         if alerts is not None:
             alerts.add_listener(self._alert)
 
+    @property
+    def unseen(self) -> str:
+        """Which kinds this session cannot show now, in words for the screen ("" when it shows them all)."""
+        kept_after = self._spans_kept_after
+        if kept_after is None or self._clock.monotonic() > kept_after:
+            return ""
+        return REPLAY_UNSEEN.format(at=datetime.fromtimestamp(kept_after).astimezone().strftime("%H:%M:%S"))
+
     def events(self, path: NodePath, since: float | None = None) -> list[NodeEvent]:
         """`path`'s events (see `Timeline.events`) up to now, breaks brought up to the clock first (a replay
-        moved back has events after its now: they are not shown until it plays over them again)."""
+        moved back has events after its now: they are not shown until it plays over them again; a recorded span
+        that ends after its now is shown going on)."""
         self.settle()
         now = self._clock.monotonic()
-        return [event for event in self.timeline.events(path, since) if event.start <= now]
+        found = [event for event in self.timeline.events(path, since) if event.start <= now]
+        if self._recorded is None:
+            return found
+        found += [event if event.end is None or event.end <= now else replace(event, end=None)
+                  for event in self._recorded.events(path, since) if event.start <= now]
+        return sorted(found, key=lambda event: event.start, reverse=True)
 
     def wall_now(self, now: float) -> datetime:
         """The wall time of the console instant `now` (a replay's clock is the recorded moment, in epoch seconds)."""
@@ -169,7 +195,8 @@ class ChartEvents:
             key = ("ad", path, drawn.number + 1)
         # else: the break drawn, its splice corrected (estimated, then seen in the playlist)
         self._breaks[path] = _DrawnBreak(key[2], splice, view.ends_wall)
-        self.timeline.open(key, EventKind.AD_BREAK, path, self._console_time(splice), _break_label(view))
+        self.timeline.open(key, EventKind.AD_BREAK, path, self._console_time(splice), _break_label(view),
+                           origin=view.origin)
         if view.state is BreakState.ENDED:
             ends = view.ends_wall
             self.timeline.close(key, self._clock.monotonic() if ends is None else self._console_time(ends))
@@ -186,10 +213,27 @@ class ChartEvents:
         key = ("alert", alert.fingerprint)
         if alert.status is AlertStatus.FIRING:
             start = alert.started_at if alert.started_at is not None else alert.since
-            self.timeline.open(key, EventKind.ALERT, alert.key.path, start, alert.key.rule)
+            self.timeline.open(key, EventKind.ALERT, alert.key.path, start, alert.key.rule, severity=alert.severity)
         elif alert.status is AlertStatus.RESOLVED:
             self.timeline.close(key, alert.resolved_at if alert.resolved_at is not None else alert.since)
 
 
 def _break_label(view: BreakView) -> str:
     return PLAYLIST_WORDS if view.origin == "playlist" else ""
+
+
+def _recorded_timeline(engine: ReplayEngine) -> Timeline:
+    """The store's spans over the replay's range, on a timeline of their own (a replay's clock is epoch seconds)."""
+    cursor = engine.cursor
+    recorded = Timeline(float("-inf"), per_node=RECORDED_PER_NODE)
+    for number, span in enumerate(engine.reader.spans(engine.server_key, cursor.start, cursor.end)):
+        kind = _KINDS.get(span.kind)
+        if kind is not None:
+            recorded.open(number, kind, span.path, span.began, span.label, severity=span.severity,
+                          origin=span.origin)
+            if span.ended is not None:
+                recorded.close(number, span.ended)
+    return recorded
+
+
+_KINDS = {EventKind.AD_BREAK.value: EventKind.AD_BREAK, EventKind.ALERT.value: EventKind.ALERT}

@@ -7,6 +7,10 @@ session, after a reconnection, replaces the old one's feed); `close()` writes ou
 taken and closes the file, off the loop too. Samples taken while the store is still opening wait in
 a bounded list and are handed over once it is open, so the first seconds are recorded as well.
 
+`follow_events(live)` records the ad breaks and alerts a session's charts draw (`ChartEvents`), as spans
+written when they begin, change and end, each under a name of this recording's own, so that `--replay` and
+`history` show them.
+
 A store that cannot be opened (locked by another program past the busy timeout, on a read-only disk,
 not a database) is said once, through `problem`, and the console runs on without history. The
 `[history] enabled = false` setting (and the demo and replay, which have nothing of their own to
@@ -16,14 +20,18 @@ record) never open it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import itertools
+import secrets
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from omeconsole.core.clock import Clock
-from omeconsole.core.history.observations import Observation, ServerId
+from omeconsole.core.history.observations import Observation, ObservedSpan, ServerId, epoch_of
 from omeconsole.core.history.settings import HistorySettings
 from omeconsole.core.session import Session
+from omeconsole.core.timeline import NodeEvent
+from omeconsole.live.session import LiveSession
 
 if TYPE_CHECKING:  # the store's modules load with the writer, off the first frame's path
     from omeconsole.core.history.writer import HistoryWriter, WriterStats
@@ -45,6 +53,11 @@ class ConsoleRecording:
         self._failed = False
         self._closed = False
         self._unsubscribe: list[Callable[[], None]] = []
+        self._run = secrets.token_hex(6)
+        """Names this console's spans apart from those of other runs on the same store."""
+        self._numbers = itertools.count(1)
+        self._span_names: dict[tuple[int, Hashable], str] = {}
+        """Spans going on, by (timeline, its key): the name their row is written under."""
         self.problem: str | None = None
         """Why nothing is recorded, once the store could not be opened (None while it records)."""
         self.settled = asyncio.Event()
@@ -92,7 +105,27 @@ class ConsoleRecording:
         sources = [EngineSampleSource(session.engine, session.clock, server_of(session)) for session in sessions]
         self._unsubscribe = [source.subscribe(self._offer) for source in sources]
 
+    def follow_events(self, live: LiveSession) -> None:
+        """Records the ad breaks and alerts `live`'s charts draw from now on (until `follow` or `unfollow`)."""
+        if self._failed or self._closed:
+            return
+        server, clock, timeline = server_of(live.session), live.clock, live.events.timeline
+
+        def store(key: Hashable, event: NodeEvent) -> None:
+            known = (id(timeline), key)
+            name = self._span_names.get(known)
+            if name is None:
+                name = self._span_names[known] = f"{self._run}-{next(self._numbers)}"
+            if event.end is not None:
+                del self._span_names[known]  # bounded by the spans going on
+            self._offer(ObservedSpan(server, name, event.kind.value, event.path, epoch_of(clock, event.start),
+                                     None if event.end is None else epoch_of(clock, event.end), event.label,
+                                     event.severity, event.origin))
+
+        self._unsubscribe.append(timeline.add_span_listener(store))
+
     def unfollow(self) -> None:
+        self._span_names.clear()  # those sessions' spans are told no more (a new session's take their rows over)
         unsubscribe, self._unsubscribe = self._unsubscribe, []
         for stop in unsubscribe:
             stop()

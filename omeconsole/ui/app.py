@@ -200,6 +200,8 @@ class ConsoleApp(ScreenRoutes):
                         lambda: session.engine.server, verify=not session.settings.insecure)
         live = LiveSession(session, self._ticker, board, self._options, self._pace,
                            self._export_dir, alert_watch, past=past)
+        if self._recording is not None:
+            self._recording.follow_events(live)
         if note:
             live.notes.say(note, self.clock.monotonic())
         self._live = live

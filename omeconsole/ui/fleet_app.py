@@ -80,6 +80,8 @@ class FleetConsoleApp(ConsoleApp):
             past=partial(self._past_of, recording) if recording is not None else None, alerts=self._alerts_of)
         for live in self._fleet.lives.values():
             adops_seam.relay(self, live)
+            if recording is not None:
+                recording.follow_events(live)
         for watch in self._fleet.alert_watches():
             self._ticker.add_listener(watch.run_pass)
         self.run_worker(fleet.run(), name="fleet", group="engine", exclusive=True, exit_on_error=False)

@@ -7,8 +7,8 @@
   the chart, from firing to resolved; on the application's chart too, named by its stream.
 - A server restart (`restart` fault: every `createdTime` changes, the streams stay listed): a restart on the
   stream's chart and list at the restart's time, and on its application's; a stream that then ends: an end.
-- `--replay` of a recording with a restart: drawn when the replay plays over it, with what a replay cannot
-  show (ad breaks, alerts: the store does not record them) said under the chart.
+- `--replay` of a recording with a restart: drawn when the replay plays over it; a store that kept ad breaks
+  and alerts from its start says nothing about them (test_tui_events_replay.py replays recorded ones).
 
 Both clocks start at 2026-01-01 00:00:00 UTC (the console's FakeClock, the simulator's ManualClock) and move
 together (`Driver.step`), so every time on screen is known exactly; TZ is UTC (`quiet_ui`).
@@ -40,7 +40,6 @@ from omeconsole.core.adops.ad_break import BreakState
 from omeconsole.core.alerts.rules import AlertRule
 from omeconsole.core.history.settings import HistorySettings
 from omeconsole.core.session import connector
-from omeconsole.live.chart_events import REPLAY_UNSEEN
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.adops.dialogs import ConfirmSend, CueOutDialog
 from omeconsole.ui.app import ConsoleApp
@@ -255,7 +254,7 @@ async def test_a_server_restart_is_a_restart_on_the_stream_and_its_application_a
             assert "▶" not in listed, "a restart is not also a start"
 
 
-async def test_a_replay_draws_the_restarts_it_recorded_and_says_which_kinds_it_cannot_show(
+async def test_a_replay_draws_the_restarts_it_recorded(
         quiet_ui, tmp_path: Path) -> None:
     history = HistorySettings(path=tmp_path / "history.sqlite3")
     wall = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -278,11 +277,11 @@ async def test_a_replay_draws_the_restarts_it_recorded_and_says_which_kinds_it_c
         async with app.run_test(size=(160, 50)) as pilot:
             driver = Driver(pilot, replay_clock, None)
             await driver.settle()
-            assert events_text(app).strip() == REPLAY_UNSEEN, "before the restart: only what replay cannot show"
+            assert events_text(app).strip() == "", "before the restart: nothing (a new store keeps every kind)"
             await pilot.press("right", "right")  # 20 s on, over the restart
             await driver.settle()
             lines = [line.strip() for line in events_text(app).strip().splitlines()]
-            assert lines == ["↻ restart 12:00:12", REPLAY_UNSEEN], lines
+            assert lines == ["↻ restart 12:00:12"], lines
             assert any("↻" in line for line in first_panel(app)[:3]), "on the replayed chart too"
             await pilot.press("home")  # back before it: not shown until played over again, then once
             await driver.settle()

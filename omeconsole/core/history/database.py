@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA_V1 = """
 CREATE TABLE servers (
@@ -107,8 +107,38 @@ CREATE TABLE stream_info (
 ) WITHOUT ROWID;
 """
 
+_SCHEMA_V2 = """
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    server_id INTEGER NOT NULL REFERENCES servers(id),
+    span TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('ad break', 'alert')),
+    depth INTEGER NOT NULL,
+    vhost TEXT NOT NULL,
+    app TEXT NOT NULL,
+    stream TEXT NOT NULL,
+    began REAL NOT NULL,
+    ended REAL,
+    label TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    UNIQUE (server_id, span)
+);
+CREATE INDEX events_began ON events(server_id, began);
+CREATE INDEX events_last ON events(coalesce(ended, began));
+CREATE TABLE events_since (at REAL);
+INSERT INTO events_since SELECT max(last_seen) FROM series
+"""
+"""Spans of ad breaks and alerts, as the console's charts drew them. `span` names one span within its server
+(the recording console's own name for it), so a span corrected or ended later updates its row. The node is as in
+`series`, with depth -1 for the whole server (an alert of no node); `ended` is NULL while the span goes on (or
+when the recording stopped first). `origin`: a break's ("sent", "playlist", "audit"), "" for alerts.
+`events_since` holds the latest reading a database had when it was upgraded to this version (NULL for a new one):
+up to that moment nothing recorded ad breaks or alerts."""
+
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "samples at full resolution, tier buckets, per-node summaries, lifecycle, stream info", _SCHEMA_V1),
+    (2, "ad breaks and alerts as spans (events)", _SCHEMA_V2),
 )
 """(version, what it does, SQL), applied in order to a database whose version is below theirs."""
 

@@ -21,7 +21,15 @@ from dataclasses import dataclass, fields
 
 from omeconsole.core.history import codec
 from omeconsole.core.history.database import transaction
-from omeconsole.core.history.observations import Observation, ObservedEnd, ObservedInfo, ObservedSample, ServerId
+from omeconsole.core.history.events import write_span
+from omeconsole.core.history.observations import (
+    Observation,
+    ObservedEnd,
+    ObservedInfo,
+    ObservedSample,
+    ObservedSpan,
+    ServerId,
+)
 from omeconsole.core.history.settings import HistorySettings
 from omeconsole.model.paths import NodePath
 
@@ -112,6 +120,8 @@ class IngestResult:
     """Samples not newer than the node's latest stored one (a repeat, or a clock that went back)."""
     ends: int = 0
     infos: int = 0
+    spans: int = 0
+    """Ad breaks' and alerts' spans written (new or changed)."""
 
 
 def _delta(old: int | None, new: int | None, reset: bool) -> int:
@@ -140,11 +150,14 @@ class Ingest:
 
     def write(self, batch: Sequence[Observation]) -> IngestResult:
         """Everything in `batch` in one transaction: all of it is on disk when this returns, or none."""
-        samples = duplicates = ends = infos = 0
+        samples = duplicates = ends = infos = spans = 0
         dirty: dict[int, _Series] = {}
         try:
             with transaction(self._db):
                 for item in batch:
+                    if isinstance(item, ObservedSpan):
+                        spans += write_span(self._db, self._server_id(item.server), item)
+                        continue
                     series = self._series_of(item.server, item.path, item.at, create=not isinstance(item, ObservedEnd))
                     if series is None:
                         continue
@@ -171,7 +184,7 @@ class Ingest:
             self._series.popitem(last=False)
         if len(self._last_info) > CACHED_SERIES:
             self._last_info.clear()
-        return IngestResult(samples, duplicates, ends, infos)
+        return IngestResult(samples, duplicates, ends, infos, spans)
 
     # -- rows -----------------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""What the store is fed: samples, ends and stream descriptions of nodes, each stamped with wall time.
+"""What the store is fed: samples, ends and stream descriptions of nodes, and the spans of ad breaks and alerts,
+each stamped with wall time.
 
 The store does not know the polling engine. Anything that takes samples (today's `PollingEngine`
 through `engine_source`, tomorrow's polling façade, a test) is a `SampleSource`: it hands each
@@ -83,7 +84,26 @@ class ObservedInfo:
     at: float
 
 
-Observation = ObservedSample | ObservedEnd | ObservedInfo
+@dataclass(frozen=True, slots=True)
+class ObservedSpan:
+    """An ad break or an alert as a chart drew it, when it began, was corrected or ended (epoch seconds).
+
+    `span` names it among the server's spans (told again under the same name: the row is updated); `path` is
+    None for an alert of the whole server. `label`, `severity` and `origin` are `NodeEvent`'s own."""
+
+    server: ServerId
+    span: str
+    kind: str
+    """"ad break" or "alert" (`EventKind.value`)."""
+    path: NodePath | None
+    began: float
+    ended: float | None
+    label: str = ""
+    severity: str = ""
+    origin: str = ""
+
+
+Observation = ObservedSample | ObservedEnd | ObservedInfo | ObservedSpan
 ObservationSink = Callable[[Observation], object]
 
 

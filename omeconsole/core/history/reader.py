@@ -21,6 +21,7 @@ from typing import Any
 
 from omeconsole.core.history import codec
 from omeconsole.core.history.database import open_database
+from omeconsole.core.history.events import RecordedSpan, read_spans
 from omeconsole.core.history.points import (
     HistorySeries,
     Row,
@@ -282,6 +283,16 @@ class HistoryReader:
             "THEN x.at END) AS first_rate, min(x.at) AS first_at FROM samples x JOIN series n ON n.id = x.series_id "
             "JOIN servers s ON s.id = n.server_id WHERE s.key = ? AND x.at >= ? AND x.at <= ? GROUP BY n.id "
             "HAVING first_at <= ?)", (server, start, start + 2 * within, start + within)).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    def spans(self, server: str, start: float, end: float, path: NodePath | None = None) -> list[RecordedSpan]:
+        """Ad breaks and alerts of `server` overlapping [start, end], oldest first (`events.read_spans`)."""
+        return read_spans(self._db, server, start, end, path)
+
+    def spans_kept_after(self) -> float | None:
+        """Until when (epoch seconds) this store was written by a version that kept no ad breaks or alerts (None:
+        it always kept them)."""
+        row = self._db.execute("SELECT at FROM events_since").fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
     def lifecycle(self, server: str) -> list[tuple[NodePath, float, str]]:

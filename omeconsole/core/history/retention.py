@@ -2,7 +2,8 @@
 
 By age: full-resolution rows older than `full_resolution`, a tier's buckets once they end before its
 `keep`, buckets of a step no longer configured, and nodes last seen before the longest retention
-(their summary, lifecycle and descriptions with them). By size: while the data would take more than
+(their summary, lifecycle and descriptions with them), and ad breaks' and alerts' spans that ended before the
+longest retention. By size: while the data would take more than
 `max_size`, the oldest tenth of what is left goes, whatever its tier (the coarsest tier holds the
 oldest data, so it shortens first), down to 90 % of the cap so the next batch does not trigger it
 again. Freed pages go back to the file system (`auto_vacuum = INCREMENTAL`).
@@ -14,6 +15,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from omeconsole.core.history.database import transaction, used_bytes
+from omeconsole.core.history.events import prune_spans
 from omeconsole.core.history.settings import HistorySettings
 
 SIZE_ROUNDS = 30
@@ -50,6 +52,7 @@ def _by_age(db: sqlite3.Connection, settings: HistorySettings, now: float) -> tu
     buckets += db.execute(f"DELETE FROM buckets WHERE step NOT IN ({marks})" if steps else "DELETE FROM buckets",
                           steps).rowcount
     longest = max([settings.full_resolution, *(tier.keep for tier in settings.tiers)])
+    prune_spans(db, now - longest)  # an ad break or alert is kept as long as the longest-kept readings
     return samples, buckets, _delete_nodes_last_seen_before(db, now - longest)
 
 
@@ -74,6 +77,7 @@ def _by_size(db: sqlite3.Connection, settings: HistorySettings, now: float) -> t
         with transaction(db):
             samples += db.execute("DELETE FROM samples WHERE at < ?", (cutoff,)).rowcount
             buckets += db.execute("DELETE FROM buckets WHERE start < ?", (cutoff,)).rowcount
+            prune_spans(db, cutoff)
             series += _delete_nodes_last_seen_before(db, cutoff)
     return samples, buckets, series
 
