@@ -94,9 +94,10 @@ class ScreenText:
         rows = self.text().splitlines()
         for top, row in enumerate(rows):
             at = row.find(title)
-            left = row.rfind("╭", 0, max(at, 0))
-            right = row.find("╮", at)
-            if at < 0 or left < 0 or right < 0:
+            if at < 0:
+                continue
+            left, right = row.rfind("╭", 0, at), row.find("╮", at)
+            if left < 0 or right < 0:
                 continue
             bottom = next((below for below in range(top + 1, len(rows)) if rows[below][left] == "╰"), None)
             return None if bottom is None else (left, top, right, bottom)
@@ -251,11 +252,12 @@ def _pixels_of(cells: tuple[int, int, int, int], window: tuple[int, int, int, in
 
 
 def _painted(shot: Image.Image) -> bool:
-    """Whether a terminal's window shows the console's screen: mostly its dark background (xterm's own is white),
-    with text on it (kitty's own is black and bare)."""
+    """Whether a terminal's window shows the console's screen: much of it the console's dark background (xterm's own
+    is white; a console laid out narrower than the window leaves some of it), with text on it (kitty's own is black
+    and bare)."""
     grey = shot.convert("L")
     dark = sum(grey.histogram()[:INK]) / (grey.width * grey.height)
-    return 0.5 < dark < 0.99
+    return 0.3 < dark < 0.99
 
 
 def colour_distance(one: Image.Image, other: Image.Image) -> float:
