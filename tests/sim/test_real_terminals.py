@@ -53,7 +53,6 @@ COLUMNS, ROWS = 140, 45
 NEWS = "default/app/news"
 BLACK_AT_S = 30
 FAULTS = f"picture-black=at:{BLACK_AT_S}s:for:1h,streams={NEWS}"
-ENTER_AGAIN_S = 20.0
 INK = 60
 """A pixel brighter than this (any channel) is drawn, not the console's background."""
 _GRAPHICS = re.compile(rb"\x1b[P_].*?\x1b\\", re.DOTALL)
@@ -91,6 +90,20 @@ class ScreenText:
             self._stream.feed(data)
         return "\n".join(self.screen.display)
 
+    def panel(self, title: str) -> tuple[int, int, int, int] | None:
+        """The cells (left, top, right, bottom) of the bordered panel whose top border carries `title`, as drawn."""
+        rows = self.text().splitlines()
+        for top, row in enumerate(rows):
+            at = row.find(title)
+            if at < 0:
+                continue
+            left, right = row.rfind("╭", 0, at), row.find("╮", at)
+            if left < 0 or right < 0:
+                continue
+            bottom = next((below for below in range(top + 1, len(rows)) if rows[below][left] == "╰"), None)
+            return None if bottom is None else (left, top, right, bottom)
+        return None
+
 
 class XScreen:
     """An Xvfb of its own: screenshots and key presses."""
@@ -104,6 +117,18 @@ class XScreen:
         size = root.get_geometry()
         raw = root.get_image(0, 0, size.width, size.height, X.ZPixmap, 0xFFFFFFFF)
         return Image.frombytes("RGB", (size.width, size.height), raw.data, "raw", "BGRX")
+
+    def terminal_window(self) -> tuple[int, int, int, int] | None:
+        """The terminal's window (left, top, right, bottom pixels) once it is viewable: the top-level window under
+        the pointer, where keys go (no window manager runs; a terminal may have other windows, unseen)."""
+        root = self._display.screen().root
+        xtest.fake_input(self._display, X.MotionNotify, x=40, y=40)
+        self._display.sync()
+        window = root.query_pointer().child
+        if not window or window.get_attributes().map_state != X.IsViewable:
+            return None
+        size = window.get_geometry()
+        return size.x, size.y, size.x + size.width, size.y + size.height
 
     def press(self, key: str) -> None:
         xtest.fake_input(self._display, X.MotionNotify, x=40, y=40)  # no window manager: focus is under the pointer
@@ -230,6 +255,25 @@ def _picture_box(shot: Image.Image, block: int = 4) -> tuple[int, int, int, int]
     return best
 
 
+def _pixels_of(cells: tuple[int, int, int, int], window: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The pixels of a block of cells in the terminal's window, a cell wider on each side (the window's own border
+    and padding make the cell size an estimate)."""
+    width, height = (window[2] - window[0]) / COLUMNS, (window[3] - window[1]) / ROWS
+    left, top, right, bottom = cells
+    x, y = window[0], window[1]
+    return (max(x, round(x + (left - 1) * width)), max(y, round(y + (top - 1) * height)),
+            min(window[2], round(x + (right + 2) * width)), min(window[3], round(y + (bottom + 2) * height)))
+
+
+def _painted(shot: Image.Image) -> bool:
+    """Whether a terminal's window shows the console's screen: much of it the console's dark background (xterm's own
+    is white; a console laid out narrower than the window leaves some of it), with text on it (kitty's own is black
+    and bare)."""
+    grey = shot.convert("L")
+    dark = sum(grey.histogram()[:INK]) / (grey.width * grey.height)
+    return 0.3 < dark < 0.99
+
+
 def colour_distance(one: Image.Image, other: Image.Image) -> float:
     """Total variation between the two pictures' colour histograms: 0 same, 1 disjoint.
 
@@ -260,29 +304,35 @@ def test_the_stream_view_draws_the_servers_picture(terminal: str, x_screen: XScr
         with _console_in(argv([]), x_screen, sim, tmp_path) as text:
             _until("the tree with the news stream", lambda: True if "news" in text.text() else None,
                    lambda: f"{text.text()}\nthe terminal said: {(tmp_path / 'terminal.log').read_text()[-2000:]}")
-            pressed = [0.0]
-
-            def stream_view_open() -> bool | None:
-                """Enter on the selected stream, again if the stream view has not come 20 s after (a key that
-                arrives while the terminal is still mapping its window is lost, seen in kitty; long enough that a
-                loaded machine's slow stream view is not sent a second Enter)."""
-                if f"picture · {method}" in text.text():
-                    return True
-                if "esc Back" not in text.text() and time.monotonic() - pressed[0] > ENTER_AGAIN_S:
-                    x_screen.press("Return")
-                    pressed[0] = time.monotonic()
-                return None
-
-            _until(f"the title 'picture · {method}'", stream_view_open, text.text)
+            # Enter once, when the console reads keys (it draws the tree once its terminal is in raw mode) and the
+            # terminal takes them: it has painted the console's screen in its window (a key sent before, even to
+            # the mapped window, was lost in kitty).
+            window = _until("the terminal's window on screen", x_screen.terminal_window)
+            _until("the console's screen painted in the terminal's window",
+                   lambda: True if _painted(x_screen.shot().crop(window)) else None,
+                   lambda: f"screenshot in {_save(x_screen.shot(), tmp_path)}")
+            x_screen.press("Return")
+            title = f"picture · {method}"
+            _until(f"the title '{title}'", lambda: True if title in text.text() else None, text.text)
 
             def shows_the_served_picture() -> tuple[int, int, int, int] | None:
-                box = _picture_box(x_screen.shot())
-                if box is None:
+                """The picture in the picture panel, from one screenshot, when it is the served one's. Looked for
+                in the panel only: elsewhere a larger bright rectangle can stand (the terminal's own white
+                background where the console drew nothing: a console that laid out 80 columns of xterm's 140
+                never matched, with the picture on screen)."""
+                cells = text.panel(title)
+                if cells is None:
                     return None
-                return box if colour_distance(x_screen.shot().crop(box), served) < 0.35 else None
+                region = _pixels_of(cells, window)
+                panel = x_screen.shot().crop(region)
+                box = _picture_box(panel)
+                if box is None or colour_distance(panel.crop(box), served) >= 0.35:
+                    return None
+                return box[0] + region[0], box[1] + region[1], box[2] + region[0], box[3] + region[1]
 
             box = _until("the served picture on screen", shows_the_served_picture,
-                         lambda: f"title seen; screenshot in {_save(x_screen.shot(), tmp_path)}")
+                         lambda: f"title seen; panel {text.panel(title)} (cells) in the window {window} (pixels); "
+                                 f"screenshot in {_save(x_screen.shot(), tmp_path)}")
             live = x_screen.shot().crop(box)
             # The measure tells pictures apart: the served one is near, its colours inverted are far.
             assert colour_distance(live, ImageChops.invert(served)) > 0.6

@@ -95,9 +95,13 @@ def open_replay(settings: Settings, clock: Clock, *, since: float = DEFAULT_SINC
 
 
 def replay_connector(replay: Replay, clock: Clock, *, audit_path: Path | None = None) -> Connector:
-    """Sessions over the replay: every one reads the same store at the same cursor, and none can send."""
+    """Sessions over the replay: every one reads the same store at the same cursor, none can send, and none
+    reads a server's playlists."""
 
     def connect(settings: Settings) -> Session:
+        # The playlists are the server's present, not the replayed moment: followed, they put today's breaks
+        # (or "playlist cannot be read" and `ad?`, as a read to a gone server failed or not yet) on the past.
+        settings = settings.model_copy(update={"follow_playlists": False})
         api_url = replay.server.api_url or f"http://{replay.server.key}"
         client = no_network_client(api_url)
         replay_clock = ReplayClock(replay.cursor, clock)
