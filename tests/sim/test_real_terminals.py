@@ -293,6 +293,34 @@ def _brightness(picture: Image.Image) -> float:
     return float(ImageStat.Stat(picture.convert("L")).mean[0])
 
 
+def _open_stream_view(text: ScreenText, x_screen: XScreen, tmp_path: Path) -> tuple[int, int, int, int]:
+    """Enter once, when the console reads keys (it draws the tree once its terminal is in raw mode) and the terminal
+    takes them: it has painted the console's screen in its window (a key sent before, even to the mapped window, was
+    lost in kitty). The terminal's window, in pixels of the screen."""
+    window = _until("the terminal's window on screen", x_screen.terminal_window)
+    _until("the console's screen painted in the terminal's window",
+           lambda: True if _painted(x_screen.shot().crop(window)) else None,
+           lambda: f"screenshot in {_save(x_screen.shot(), tmp_path)}")
+    x_screen.press("Return")
+    return window
+
+
+def _served_picture(text: ScreenText, title: str, x_screen: XScreen, window: tuple[int, int, int, int],
+                    served: Image.Image) -> tuple[int, int, int, int] | None:
+    """The picture in the picture panel, from one screenshot, when it is the served one's. Looked for in the panel
+    only: elsewhere a larger bright rectangle can stand (the terminal's own white background where the console drew
+    nothing: a console that laid out 80 columns of xterm's 140 never matched, with the picture on screen)."""
+    cells = text.panel(title)
+    if cells is None:
+        return None
+    region = _pixels_of(cells, window)
+    panel = x_screen.shot().crop(region)
+    box = _picture_box(panel)
+    if box is None or colour_distance(panel.crop(box), served) >= 0.35:
+        return None
+    return box[0] + region[0], box[1] + region[1], box[2] + region[0], box[3] + region[1]
+
+
 @pytest.mark.parametrize("terminal", ["xterm", "kitty", "konsole"])
 def test_the_stream_view_draws_the_servers_picture(terminal: str, x_screen: XScreen, tmp_path: Path) -> None:
     if shutil.which(terminal) is None:
@@ -304,33 +332,11 @@ def test_the_stream_view_draws_the_servers_picture(terminal: str, x_screen: XScr
         with _console_in(argv([]), x_screen, sim, tmp_path) as text:
             _until("the tree with the news stream", lambda: True if "news" in text.text() else None,
                    lambda: f"{text.text()}\nthe terminal said: {(tmp_path / 'terminal.log').read_text()[-2000:]}")
-            # Enter once, when the console reads keys (it draws the tree once its terminal is in raw mode) and the
-            # terminal takes them: it has painted the console's screen in its window (a key sent before, even to
-            # the mapped window, was lost in kitty).
-            window = _until("the terminal's window on screen", x_screen.terminal_window)
-            _until("the console's screen painted in the terminal's window",
-                   lambda: True if _painted(x_screen.shot().crop(window)) else None,
-                   lambda: f"screenshot in {_save(x_screen.shot(), tmp_path)}")
-            x_screen.press("Return")
+            window = _open_stream_view(text, x_screen, tmp_path)
             title = f"picture · {method}"
             _until(f"the title '{title}'", lambda: True if title in text.text() else None, text.text)
 
-            def shows_the_served_picture() -> tuple[int, int, int, int] | None:
-                """The picture in the picture panel, from one screenshot, when it is the served one's. Looked for
-                in the panel only: elsewhere a larger bright rectangle can stand (the terminal's own white
-                background where the console drew nothing: a console that laid out 80 columns of xterm's 140
-                never matched, with the picture on screen)."""
-                cells = text.panel(title)
-                if cells is None:
-                    return None
-                region = _pixels_of(cells, window)
-                panel = x_screen.shot().crop(region)
-                box = _picture_box(panel)
-                if box is None or colour_distance(panel.crop(box), served) >= 0.35:
-                    return None
-                return box[0] + region[0], box[1] + region[1], box[2] + region[0], box[3] + region[1]
-
-            box = _until("the served picture on screen", shows_the_served_picture,
+            box = _until("the served picture on screen", lambda: _served_picture(text, title, x_screen, window, served),
                          lambda: f"title seen; panel {text.panel(title)} (cells) in the window {window} (pixels); "
                                  f"screenshot in {_save(x_screen.shot(), tmp_path)}")
             live = x_screen.shot().crop(box)
@@ -368,20 +374,12 @@ def test_kitty_takes_the_picture_down_with_its_screen(x_screen: XScreen, tmp_pat
         served = _fetch_thumbnail(sim)
         with _console_in(_kitty([]), x_screen, sim, tmp_path) as text:
             _until("the tree with the news stream", lambda: True if "news" in text.text() else None, text.text)
-            pressed = [0.0]
-
-            def stream_view_open() -> bool | None:
-                """Enter, again if the stream view has not come 20 s after (see the test above)."""
-                if "picture · kitty" in text.text():
-                    return True
-                if "esc Back" not in text.text() and time.monotonic() - pressed[0] > ENTER_AGAIN_S:
-                    x_screen.press("Return")
-                    pressed[0] = time.monotonic()
-                return None
+            window = _open_stream_view(text, x_screen, tmp_path)
+            title = "picture · kitty"
+            _until(f"the title '{title}'", lambda: True if title in text.text() else None, text.text)
 
             def the_picture() -> tuple[int, int, int, int] | None:
-                box = _picture_box(x_screen.shot())
-                return box if box is not None and colour_distance(x_screen.shot().crop(box), served) < 0.35 else None
+                return _served_picture(text, title, x_screen, window, served)
 
             def gone_from(box: tuple[int, int, int, int]) -> bool | None:
                 return True if colour_distance(x_screen.shot().crop(box), served) > 0.6 else None
@@ -389,7 +387,6 @@ def test_kitty_takes_the_picture_down_with_its_screen(x_screen: XScreen, tmp_pat
             def explain() -> str:
                 return f"screenshot in {_save(x_screen.shot(), tmp_path)}\n{text.text()}"
 
-            _until("the title 'picture · kitty'", stream_view_open, text.text)
             box = _until("the served picture on screen", the_picture, explain)
 
             x_screen.press_with("Control_L", "p")
