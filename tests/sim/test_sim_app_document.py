@@ -12,7 +12,9 @@ import pytest
 from sim_support import TEST_TOKEN, running_simulator
 
 from omeconsole.api.client import OmeClient
+from omeconsole.core.playback import playback_urls
 from omeconsole.model.app_config import AppConfig, ImageOutput
+from omeconsole.model.paths import NodePath
 from simulator.world.scenario import ScenarioError, parse_scenario
 
 ONE_APP = """
@@ -68,3 +70,15 @@ def test_a_publisher_the_server_has_not_is_refused_with_its_key() -> None:
 
 def _basic(token: str) -> str:
     return "Basic " + base64.b64encode(token.encode()).decode()
+
+
+async def test_an_application_without_hls_lists_no_hls_playlist_and_the_console_offers_no_ts_url() -> None:
+    scenario = parse_scenario(ONE_APP.format(settings='publishers = ["llhls"]'), "no-hls")
+    async with running_simulator(scenario, edition="oss", version="0.19.0") as sim, \
+            OmeClient(sim.api_url, TEST_TOKEN) as client:
+        info = await client.stream_info("default", "app", "stream")
+        assert [(p.name, p.file_name) for p in info.playlists] == [("llhls_default", "llhls"), ("default", "master")]
+        app = await client.app_config("default", "app")
+        urls = playback_urls("http://h:3333", NodePath("default", "app", "stream"), info, app)
+        assert [(u.label, u.url) for u in urls] == [("LL-HLS llhls", "http://h:3333/app/stream/llhls.m3u8"),
+                                                    ("LL-HLS master", "http://h:3333/app/stream/master.m3u8")]
