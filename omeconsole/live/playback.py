@@ -41,10 +41,11 @@ def playback_of(live: LiveSession, path: NodePath | None) -> Playback | None:
     document = live.engine.app_config(NodePath(path.vhost, path.app))
     app = document.config if document is not None else None
     return Playback(path, publisher, bool(settings.publisher_url),
-                    tuple(playback_urls(publisher, path, info, app)), _unconfirmed(document))
+                    tuple(playback_urls(publisher, path, info, app)), unconfirmed(document))
 
 
-def _unconfirmed(document: AppConfigView | None) -> str | None:
+def unconfirmed(document: AppConfigView | None) -> str | None:
+    """Why the URLs do not follow the application's configuration (None: they do)."""
     if document is None or (document.config is None and document.read_at is None and document.error is None):
         return NOT_READ_YET
     if document.error is not None and document.config is None:

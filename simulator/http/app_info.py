@@ -4,7 +4,7 @@ The open source server echoes its Server.xml for the application (capture api/20
 strings ("true", "0.5"), keys its element names, sorted. The simulator has no Server.xml; it writes the
 configuration it really runs: the providers its streams come in by, one bypass output profile (the streams are
 published as they arrive) with an image encode per thumbnail format of the application (one picture a second,
-the packaged media's size), and the publishers of its scenario (`publishers`; by default LL-HLS and HLS, the
+320x180, as the thumbnails are drawn), and the publishers of its scenario (`publishers`; by default LL-HLS and HLS, the
 captured server's) with the LL-HLS and HLS settings of `[media]`. Enterprise, built on the same code, answers
 the same.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from simulator.media.asset import load_asset
+from simulator.media.thumbnail import HEIGHT, WIDTH
 from simulator.world.edition import ServerProfile
 from simulator.world.scenario import MediaSettings
 from simulator.world.topology import App
@@ -55,9 +55,8 @@ def app_info(app: App, media: MediaSettings, profile: ServerProfile) -> dict[str
 def _bypass_profile(thumbnails: tuple[str, ...]) -> dict[str, Any]:
     encodes: dict[str, Any] = {"audios": [{"bypass": "true", "name": "bypass_audio"}]}
     if thumbnails:
-        asset = load_asset()
-        encodes["images"] = [{"codec": _IMAGE_CODECS[image_format], "framerate": "1", "height": str(asset.height),
-                              "width": str(asset.width)} for image_format in thumbnails]
+        encodes["images"] = [{"codec": _IMAGE_CODECS[image_format], "framerate": "1", "height": str(HEIGHT),
+                              "width": str(WIDTH)} for image_format in thumbnails]
     encodes["videos"] = [{"bypass": "true", "name": "bypass_video"}]
     return {"encodes": encodes, "name": "bypass_stream", "outputStreamName": "${OriginStreamName}",
             "playlists": _PLAYLISTS}

@@ -191,7 +191,7 @@ class ManagementApi:
             case ["vhosts", vhost, "apps", app, "streams", stream] if ":" not in app:
                 self.world.advance()
                 found = self._stream(vhost, app, stream)
-                return 200, ok_body(stream_info(found, self.profile))
+                return 200, ok_body(stream_info(found, self.profile, self._app(vhost, app).publishers))
         raise _not_found_controller()
 
     def _vhost_info(self, vhost: str) -> dict[str, Any]:

@@ -42,7 +42,10 @@ FRAMERATE = 30.0
 """The packaged loop's frame rate (simulator/media/asset.py)."""
 
 
-def stream_info(stream: Stream, profile: ServerProfile) -> dict[str, Any]:
+def stream_info(stream: Stream, profile: ServerProfile,
+                publishers: tuple[str, ...] = ("hls", "llhls")) -> dict[str, Any]:
+    """`publishers`: the application's; in the 0.19 shape, the LL-HLS and HLS publishers' own playlists are
+    listed only when they run."""
     shape = profile.stream_info_shape
     source: dict[str, Any] = {
         "createdTime": iso8601_ms(stream.created_ms),
@@ -53,7 +56,7 @@ def stream_info(stream: Stream, profile: ServerProfile) -> dict[str, Any]:
         source["sourceUrl"] = url
     if shape == "oss-0.19":
         source["tracks"] = _input_tracks_019(stream)
-        outputs = [{"name": stream.name, "tracks": _BYPASS_TRACKS_019, "playlists": _playlists_019()}]
+        outputs = [{"name": stream.name, "tracks": _BYPASS_TRACKS_019, "playlists": _playlists_019(publishers)}]
     else:
         source["tracks"] = _tracks(stream, shape == "oss-0.21")
         outputs = [{"name": stream.name, "tracks": _tracks(stream, shape == "oss-0.21"), "playlists": _PLAYLISTS}]
@@ -103,8 +106,9 @@ _BYPASS_TRACKS_019 = [
 ]
 
 
-def _playlists_019() -> list[dict[str, Any]]:
-    """The captured server's three playlists; the configured one's rendition is named from the height."""
+def _playlists_019(publishers: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The captured server's three playlists (the publishers' own only where they run); the configured one's
+    rendition is named from the height."""
     def playlist(file_name: str, name: str, rendition: str, ts: bool, depth: int, abr: bool) -> dict[str, Any]:
         return {
             "fileName": file_name, "name": name,
@@ -114,9 +118,11 @@ def _playlists_019() -> list[dict[str, Any]]:
         }
 
     return [
-        playlist("llhls", "llhls_default", "default", ts=False, depth=-1, abr=False),
+        *([playlist("llhls", "llhls_default", "default", ts=False, depth=-1, abr=False)]
+          if "llhls" in publishers else []),
         playlist("master", "default", f"{load_asset().height}p", ts=True, depth=0, abr=True),
-        playlist("playlist", "hls_default", "default", ts=True, depth=-1, abr=False),
+        *([playlist("playlist", "hls_default", "default", ts=True, depth=-1, abr=False)]
+          if "hls" in publishers else []),
     ]
 
 

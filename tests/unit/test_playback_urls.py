@@ -14,7 +14,8 @@ from omeconsole.api.app_config import MAX_PROFILES, app_config_from_wire
 from omeconsole.api.convert import stream_info_from_wire
 from omeconsole.api.errors import ProtocolError
 from omeconsole.core.playback import NOT_CONFIRMED, PORT_NOT_IN_API, SRT_PORT_NOT_IN_API, encoded_path, playback_urls
-from omeconsole.model.app_config import AppConfig
+from omeconsole.live.playback import NOT_LISTED, NOT_READ_YET, unconfirmed
+from omeconsole.model.app_config import AppConfig, AppConfigView
 from omeconsole.model.paths import NodePath
 
 CAPTURES = Path(__file__).parents[1] / "support" / "fixtures" / "ome-0.19.0" / "api"
@@ -168,3 +169,13 @@ def test_hostile_stream_info_names_are_encoded_and_a_file_name_that_is_not_one_i
         assert all(url.isascii() and url.isprintable() for url in urls)
     assert "srt://127.0.0.1:9998?streamid=default/app/n%1B%2F%C3%A9/master" in urls
     assert encoded_path(NodePath("default", "app", "n\x1bé/")) == "default/app/n%1B%C3%A9%2F"
+
+
+def test_the_panel_says_why_when_the_urls_do_not_follow_the_applications_configuration() -> None:
+    assert unconfirmed(None) == NOT_READ_YET  # never asked for
+    assert unconfirmed(AppConfigView()) == NOT_READ_YET  # asked for, no answer yet
+    failed = unconfirmed(AppConfigView(error="[HTTP] Internal Server Error (500)"))
+    assert failed is not None and "could not be read ([HTTP] Internal Server Error (500))" in failed
+    assert unconfirmed(AppConfigView(config=None, read_at=3.0)) == NOT_LISTED
+    kept = AppConfigView(config=config(captured_app()), error="timed out", read_at=3.0)
+    assert unconfirmed(kept) is None  # the last document read still says which publishers run

@@ -1,5 +1,5 @@
 """A stream's playback URLs (`core/playback`), under its detail: what each is, the URL, which of them the
-server's API did not confirm (`assumed`, with the reason under the URL), and, when the application's
+server's API did not confirm (`assumed`, each reason said once under the URLs), and, when the application's
 configuration was not read, why. The URLs are built percent-encoded and the one server text (a read's error) is
 shown through `visible`; `y` offers the URLs to the terminal's clipboard."""
 
@@ -36,17 +36,15 @@ class PlaybackPanel(PaletteStatic):
             return
         muted = self._palette.built_with()["muted"]
         where = "" if playback.configured else " (not configured: the API's host on the default port, 3333)"
+        notes = [visible(playback.unconfirmed, 300)] if playback.unconfirmed else []
+        notes += [f"assumed: {reason}" for reason in dict.fromkeys(url.assumed for url in playback.urls if url.assumed)]
         table = Table(box=None, padding=(0, 1), pad_edge=False, show_edge=False, show_header=False, expand=False,
                       title=Text(f"publisher {visible(playback.publisher, 200)}{where}", style=muted, no_wrap=True,
                                  overflow="ellipsis"), title_justify="left",
-                      caption=Text(visible(playback.unconfirmed, 300), style=muted) if playback.unconfirmed else None,
-                      caption_justify="left")
+                      caption=Text("\n".join(notes), style=muted) if notes else None, caption_justify="left")
         labels = [url.described for url in playback.urls]
         table.add_column(no_wrap=True, style=muted, min_width=max(map(len, labels), default=0))
         table.add_column(overflow="fold")  # a URL is shown whole, folded over lines when the panel is narrow
         for label, url in zip(labels, playback.urls, strict=True):
-            cell = Text(url.url)
-            if url.assumed:
-                cell.append(f"\nassumed: {url.assumed}", style=muted)
-            table.add_row(Text(label), cell)
+            table.add_row(Text(label), Text(url.url))
         self.update(table)
