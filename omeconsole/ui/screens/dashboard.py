@@ -158,7 +158,7 @@ class DashboardScreen(LiveScreen):
 
     def _notes(self, path: NodePath) -> Text | None:
         """The node's notes (ad breaks, alerts) and, for a stream that ended, its recorded life."""
-        colours = self.palette.built_with()
+        colours = self.colours
         notes = node_notes(self.live, path, colours)
         recorded = self.recorded.note(path) if self.recorded is not None and path.stream is not None else None
         if recorded is None:

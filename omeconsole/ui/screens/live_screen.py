@@ -81,7 +81,8 @@ class LiveScreen(Screen[None]):
         self._flush_timer: Timer | None = None
         self._readings_shown = False
         self.palette = PaletteFollower(self, self._draw_everything_shown)
-        """The colours text is built in now: `self.palette.built_with()`."""
+        self.colours: dict[str, str] = {}
+        """The colours this screen's text is built in, taken from `self.palette` once per redraw."""
 
     # What a screen says about itself --------------------------------------------------------------
 
@@ -224,7 +225,7 @@ class LiveScreen(Screen[None]):
         if not self.is_mounted or not self.app.is_running:
             return  # shutting down: the widgets may be gone while reports still arrive
         self._pace.drawn(self.live.clock.monotonic())
-        self.palette.built_with()  # what this draw's text is built in: another theme draws it again
+        self.colours = self.palette.built_with()  # another theme draws it again
         self.redraw(changes)
         self.refresh_status()
         self._readings_shown = self._readings_shown or self.showing_readings()

@@ -26,7 +26,7 @@ from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
 from omeconsole.ui.fitting import Part, chosen, joined
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
 from omeconsole.ui.widgets.event_list import EventList, ShownEvents, chart_marks
 from omeconsole.ui.widgets.playback_panel import PlaybackPanel
@@ -116,6 +116,7 @@ class NodeDetail(VerticalScroll):
         self._header: Text | None = None
         self._headed: tuple[NodeView, Text | None, float] | None = None
         """What the header was last made of: it is fitted again when the detail's width changes."""
+        self._palette = PaletteFollower(self, self._draw_header_again)
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-header")
@@ -138,7 +139,7 @@ class NodeDetail(VerticalScroll):
         """No node selected: only the message shows (a string in muted colour, or text as styled)."""
         self._drawn_at = None
         self._headed = None
-        shown = message if isinstance(message, Text) else Text(message, style=palette(self)["muted"])
+        shown = message if isinstance(message, Text) else Text(message, style=self._palette.built_with()["muted"])
         self._show_header(shown)
         self.add_class("-empty")
 
@@ -160,7 +161,7 @@ class NodeDetail(VerticalScroll):
         if not self.is_mounted or not self.display:
             return
         self._headed = (view, notes, now)
-        self._show_header(header_text(view, palette(self), notes, self._header_width(), now))
+        self._show_header(header_text(view, self._palette.built_with(), notes, self._header_width(), now))
         self.remove_class("-empty")
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme, window)
@@ -225,9 +226,17 @@ class NodeDetail(VerticalScroll):
     def on_resize(self) -> None:
         # Totals beside the source and tracks when there is room for both, one above the other otherwise.
         self.set_class(self.size.width >= WIDE_DETAIL, "-wide")
+        self._draw_header_again()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
+
+    def _draw_header_again(self) -> None:
+        """The header fitted to the width it has now, in the colours the detail has now; the fold's line too."""
         if self._headed is not None:
             view, notes, now = self._headed
-            self._show_header(header_text(view, palette(self), notes, self._header_width(), now))
+            self._show_header(header_text(view, self._palette.built_with(), notes, self._header_width(), now))
         self.call_after_refresh(self._say_what_is_below)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
@@ -242,7 +251,7 @@ class NodeDetail(VerticalScroll):
         bottom = self.scroll_y + self.scrollable_content_region.height - (1 if fold.display else 0)
         below = [title for widget, title in self._panels() if widget.display and self._bottom_of(widget) > bottom]
         words = f"↓ below: {', '.join(below)} ({self._fold_hint})" if below else ""
-        muted = palette(self)["muted"]
+        muted = self._palette.built_with()["muted"]
         if (words, muted) != self._fold:  # the same words in another theme's colour are drawn again too
             self._fold = (words, muted)
             fold.display = bool(words)
