@@ -32,7 +32,7 @@ from omeconsole.ui.widgets.event_list import EventList, ShownEvents, chart_marks
 from omeconsole.ui.widgets.playback_panel import PlaybackPanel
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
 from omeconsole.ui.widgets.stream_info_panel import StreamInfoPanel
-from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
+from omeconsole.ui.widgets.throughput_chart import ChartMark, Series, ThroughputChart
 from omeconsole.ui.widgets.totals_panel import TotalsPanel
 from omeconsole.ui.widgets.viewers_series import viewers_chart
 
@@ -177,21 +177,20 @@ class NodeDetail(VerticalScroll):
         urls.show(playback)
         chart, viewers = self.query_one("#detail-chart", ThroughputChart), self.query_one("#detail-viewers",
                                                                                            ThroughputChart)
-        for each in (chart, viewers):
-            each.end_at(last_known)
-            each.window = window
-        self._show_events((chart, viewers), events, latest.at if latest else now)
-        if key == self._drawn_at:
-            for each in (chart, viewers):  # an update held back by its gap is drawn once the gap has passed
-                each.flush(now, self._chart_gap)
+        reference = latest.at if latest else now
+        marks = self._show_events(events, reference)
+        if key == self._drawn_at:  # an update held back by its gap is drawn once the gap has passed
+            for each in (chart, viewers):
+                each.show(None, window=window, marks=marks, ended=last_known, now=now, min_gap=self._chart_gap)
             return
         same_node = self._drawn_at is not None and self._drawn_at[0] == view.path
         self._drawn_at = key
         # Another node's chart is drawn at once; the same node's new points may wait for the gap.
-        series = chart_series(view, latest.at if latest else now, window)
+        series = chart_series(view, reference, window)
         gap = chart_gap_for(self._chart_gap, same_node=same_node)
-        chart.set_series(series, now=now, min_gap=gap)
-        viewers.set_series([viewers_chart(view, latest.at if latest else now, window)], now=now, min_gap=gap)
+        chart.show(series, window=window, marks=marks, ended=last_known, now=now, min_gap=gap)
+        viewers.show([viewers_chart(view, reference, window)], window=window, marks=marks, ended=last_known, now=now,
+                     min_gap=gap)
         spark_in, spark_out = self.query_one("#spark-in", RateSparkline), self.query_one("#spark-out", RateSparkline)
         spark_in.show(series[0].ys, fresh=not same_node, xs=series[0].xs, window=window)
         spark_out.show(series[1].ys, fresh=not same_node, xs=series[1].xs, window=window)
@@ -207,16 +206,15 @@ class NodeDetail(VerticalScroll):
             bars.show(counts, fresh=not same_node)
         self.call_after_refresh(self._say_what_is_below)
 
-    def _show_events(self, charts: Sequence[ThroughputChart], events: ShownEvents | None, reference: float) -> None:
-        """The events on every chart (against the instant their series are drawn against) and in the list."""
-        marks = chart_marks(events, reference) if events is not None else ()
-        for chart in charts:
-            chart.set_events(marks)
+    def _show_events(self, events: ShownEvents | None, reference: float) -> Sequence[ChartMark]:
+        """The events in the list, and as the charts' marks (against the instant their series are drawn
+        against)."""
         listed = self.query_one(EventList)
         if events is None:
             listed.display = False
-        else:
-            listed.show(events)
+            return ()
+        listed.show(events)
+        return chart_marks(events, reference)
 
     def _header_width(self) -> int | None:
         """The header's columns (its padding off); None before the first layout."""
