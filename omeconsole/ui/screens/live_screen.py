@@ -75,7 +75,11 @@ class LiveScreen(Screen[None]):
     def __init__(self, live: LiveSession) -> None:
         super().__init__()
         self.live = live
-        self._feed = EngineFeed(live.engine, self, watched=self.selected_path)
+        self.shown_path: NodePath | None = None
+        """The selected node as this screen last drew it (the status line, and the node whose readings are
+        drawn at once): `selected_path()` taken once per redraw, and from the cursor's messages between them.
+        Keys act on `selected_path()`, asked when pressed."""
+        self._feed = EngineFeed(live.engine, self, watched=lambda: self.shown_path)
         self._stop: list[Unsubscribe] = []
         self._pace = ScreenPace(live.pace)
         self._flush_timer: Timer | None = None
@@ -143,7 +147,7 @@ class LiveScreen(Screen[None]):
         listening = bool(self._stop)
         self._stop_listening()
         self.live = live
-        self._feed = EngineFeed(live.engine, self, watched=self.selected_path)
+        self._feed = EngineFeed(live.engine, self, watched=lambda: self.shown_path)
         self._readings_shown = False
         if listening:
             self._listen()
@@ -226,13 +230,14 @@ class LiveScreen(Screen[None]):
             return  # shutting down: the widgets may be gone while reports still arrive
         self._pace.drawn(self.live.clock.monotonic())
         self.colours = self.palette.built_with()  # another theme draws it again
+        self.shown_path = self.selected_path()
         self.redraw(changes)
         self.refresh_status()
         self._readings_shown = self._readings_shown or self.showing_readings()
 
     def status_now(self) -> StatusLine:
         """The status line this screen shows now; screens opened over it (E, H) show the same one."""
-        return status_line(self.live, self.selected_path(), **self.status_options())
+        return status_line(self.live, self.shown_path, **self.status_options())
 
     def refresh_status(self) -> None:
         self.query_one(Banner).show(self.live.engine.connection, self.live.clock.monotonic())
