@@ -137,8 +137,7 @@ class DashboardScreen(LiveScreen):
         self._try_pending(tree)
         if laid_out or changes.nodes is None:  # otherwise the same rows: a scroll or a cursor move declares its own
             self.declare_on_screen()
-            self.shown_path = tree.cursor_path  # rows laid out again: the cursor may be on another node now
-        self._refresh_detail(self.shown_path)
+        self._refresh_detail(tree.cursor_path)
 
     def draw_table(self, listing: Listing) -> None:
         """The streams table on this server's `listing` (its recorded ended streams included)."""
@@ -219,7 +218,6 @@ class DashboardScreen(LiveScreen):
         if self._pending is not None and path != self._pending:
             return  # the cursor only rests here until the --select node is listed
         self.live.engine.select(path)  # None: a row that is not a node (an "ended" group, a server)
-        self.shown_path = path
         self._refresh_detail(path)
         self.refresh_status()
         self.selection_changed()
@@ -237,7 +235,6 @@ class DashboardScreen(LiveScreen):
         if (row is None and event.path is None) or row == (event.server, event.path):  # not one the cursor left
             self.follow_row_server(event.server)
             self.live.engine.select(event.path)
-            self.shown_path = event.path
             self._refresh_detail(event.path)
             self.refresh_status()
             self.selection_changed()

@@ -76,9 +76,9 @@ class LiveScreen(Screen[None]):
         super().__init__()
         self.live = live
         self.shown_path: NodePath | None = None
-        """The selected node as this screen last drew it (the status line, and the node whose readings are
-        drawn at once): `selected_path()` taken once per redraw, and from the cursor's messages between them.
-        Keys act on `selected_path()`, asked when pressed."""
+        """The selected node as the status line last showed it, which is also the node whose readings are drawn
+        at once (`selected_path()`, taken once per status line drawn). Keys act on `selected_path()`, asked
+        when pressed."""
         self._feed = EngineFeed(live.engine, self, watched=lambda: self.shown_path)
         self._stop: list[Unsubscribe] = []
         self._pace = ScreenPace(live.pace)
@@ -230,7 +230,6 @@ class LiveScreen(Screen[None]):
             return  # shutting down: the widgets may be gone while reports still arrive
         self._pace.drawn(self.live.clock.monotonic())
         self.colours = self.palette.built_with()  # another theme draws it again
-        self.shown_path = self.selected_path()
         self.redraw(changes)
         self.refresh_status()
         self._readings_shown = self._readings_shown or self.showing_readings()
@@ -240,6 +239,7 @@ class LiveScreen(Screen[None]):
         return status_line(self.live, self.shown_path, **self.status_options())
 
     def refresh_status(self) -> None:
+        self.shown_path = self.selected_path()
         self.query_one(Banner).show(self.live.engine.connection, self.live.clock.monotonic())
         self.query_one(StatusBar).show(self.status_now())
 
