@@ -8,9 +8,11 @@ screen says the marker was seen. Only calls on the cue-out's own path are counte
 that is, or is called from, ad-ops code (`ui/adops/`, `core/adops/`, `ui/adops_seam.py`, `live/ad_board.py`)
 — the polling engine's stats reads in the same seconds are left out. Counted by layer, distinct functions,
 and hops (a call from one `omeconsole/ui` file into another). The simulator runs on its own thread (not
-traced). Against another checkout:
+traced). `--pairs N` lists the N commonest hops, caller → callee, and the N ui functions called most.
+Against another checkout:
 
     .venv/bin/python bench/trace_cue_out.py
+    .venv/bin/python bench/trace_cue_out.py --pairs 20
     git archive 5047c83 | tar -x -C /tmp/before
     PYTHONPATH=/tmp/before .venv/bin/python bench/trace_cue_out.py /tmp/before
 """
@@ -26,7 +28,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-ROOT = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]
+ARGS = [arg for arg in sys.argv[1:] if not arg.startswith("--")]
+PAIRS = int(sys.argv[sys.argv.index("--pairs") + 1]) if "--pairs" in sys.argv else 0
+if PAIRS:
+    ARGS.remove(str(PAIRS))
+ROOT = Path(ARGS[0]).resolve() if ARGS else Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "support")]
 
 from ui_support import Driver, ParkingClock, ThreadedSimulator, make_app  # noqa: E402
@@ -69,9 +75,10 @@ def screen_text(app: Any) -> str:
 
 async def trace(max_steps: int) -> dict[str, Any]:
     calls: Counter[str] = Counter()
-    functions: set[str] = set()
+    functions: Counter[str] = Counter()
     core_asked: Counter[str] = Counter()
     resumed: dict[int, FrameType] = {}
+    pairs: Counter[str] = Counter()
     hops = 0
 
     def profile(frame: FrameType, event: str, _arg: object) -> None:
@@ -86,7 +93,7 @@ async def trace(max_steps: int) -> dict[str, Any]:
         if where is None or not on_ad_ops_path(frame):
             return
         calls[where.split("/", 1)[0] if "/" in where else where] += 1
-        functions.add(f"{where}:{frame.f_code.co_qualname}")
+        functions[f"{where}:{frame.f_code.co_qualname}"] += 1
         name = frame.f_code.co_name
         if where.startswith("core/") and (name.startswith("plan_") or name in ("send", "send_cue", "cue_out")):
             core_asked[f"{where}:{frame.f_code.co_qualname}"] += 1
@@ -94,6 +101,8 @@ async def trace(max_steps: int) -> dict[str, Any]:
         caller_at = relative(caller.f_code.co_filename) if caller is not None else None
         if where.startswith("ui/") and caller_at is not None and caller_at.startswith("ui/") and caller_at != where:
             hops += 1
+            assert caller is not None
+            pairs[f"{caller_at}:{caller.f_code.co_qualname} → {where}:{frame.f_code.co_qualname}"] += 1
 
     with ThreadedSimulator() as simulator, tempfile.TemporaryDirectory() as scratch:
         clock = ParkingClock()
@@ -120,7 +129,8 @@ async def trace(max_steps: int) -> dict[str, Any]:
                 sys.setprofile(None)
             simulator.advance(20)  # blocked playlist reloads end before the simulator stops
     return {"calls": dict(calls), "functions": len(functions), "hops": hops, "steps": steps, "asked": dict(core_asked),
-            "seen": steps < max_steps}
+            "seen": steps < max_steps, "pairs": pairs, "ui_functions": Counter(
+                {name: count for name, count in functions.items() if name.startswith("ui/")})}
 
 
 def main() -> None:
@@ -133,6 +143,12 @@ def main() -> None:
     print(f"distinct functions: {result['functions']}; hops between omeconsole/ui files: {result['hops']}")
     asked = result["asked"].items()
     print("plans and sends asked of the core: " + ", ".join(f"{name} {count}" for name, count in asked))
+    for pair, count in result["pairs"].most_common(PAIRS):
+        print(f"  {count:4d}  {pair}")
+    if PAIRS:
+        print("the commonest ui functions on the path:")
+    for name, count in result["ui_functions"].most_common(PAIRS):
+        print(f"  {count:4d}  {name}")
 
 
 if __name__ == "__main__":

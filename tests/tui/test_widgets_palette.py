@@ -11,7 +11,7 @@ from widget_support import THEMES, Gallery
 from omeconsole.ui.palette import PALETTE_NAMES, PaletteApp, palette
 from omeconsole.ui.themes import derived_variables
 from omeconsole.ui.widgets.node_tree import NodeTree
-from omeconsole.ui.widgets.rate_sparkline import Spark
+from omeconsole.ui.widgets.status_bar import StatusBar
 
 
 def same_colour(style: str, colour: str) -> bool:
@@ -30,20 +30,20 @@ async def test_every_palette_colour_is_its_themes_variable(theme: str) -> None:
         assert wrong == {}
 
 
-class SparkHost(PaletteApp[None]):
+class StatusBarHost(PaletteApp[None]):
     def compose(self) -> ComposeResult:
-        yield Spark("rate-in")
+        yield StatusBar()
 
 
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light", "nord"])
 async def test_textuals_own_themes_get_the_console_colours_derived_from_theirs(theme: str) -> None:
     """A theme that names none of the console's variables still parses and draws: a live state in its success
     colour, rates in its primary and accent."""
-    app = SparkHost()
+    app = StatusBarHost()
     app.theme = theme
     async with app.run_test(size=(40, 3)) as pilot:
         await pilot.pause()
-        colours = palette(app.query_one(Spark))
+        colours = palette(app.query_one(StatusBar))
         expected = derived_variables(app.current_theme)
         wrong = {name: (colours[name], colour) for name, colour in expected.items()
                  if not same_colour(colours[name], colour)}

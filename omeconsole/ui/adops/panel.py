@@ -23,7 +23,7 @@ from omeconsole.api.emsg import DecodedFrame
 from omeconsole.core.adops.ad_break import SOURCE_WORDS, BreakState, BreakView
 from omeconsole.core.adops.controller import StreamController
 from omeconsole.core.context import ServerContext
-from omeconsole.ui.adops.untrusted_text import append_outside, outside
+from omeconsole.ui.adops.untrusted_text import append_outside, append_outside_lines, outside
 
 TAIL_LINES = 16
 CONFIRMATIONS_SHOWN = 4
@@ -126,8 +126,8 @@ def id3_text(frames: tuple[DecodedFrame, ...] | None) -> Text:
     return text
 
 
-def is_marker_line(line: str) -> bool:
-    return line.startswith(("#EXT-X-CUE", "#EXT-X-DATERANGE"))
+MARKER_PREFIXES = ("#EXT-X-CUE", "#EXT-X-DATERANGE")
+"""A playlist line that starts so is an ad marker (`line.startswith(MARKER_PREFIXES)`)."""
 
 
 @dataclass(frozen=True)
@@ -150,25 +150,18 @@ def tail_text(tail: TailView) -> Text:
     if not tail.lines:
         return Text("reading the playlist…", style="dim")
     text = outside(tail.url, "dim")
-    markers = [line for line in tail.lines if is_marker_line(line)]
+    markers = [line for line in tail.lines if line.startswith(MARKER_PREFIXES)]
     if tail.no_markers is not None:
         text.append("\n")
         append_outside(text, tail.no_markers, "bold yellow")
     text.append(f"\nmarkers in the playlist: {len(markers) or 'none'}", style="bold")
-    for line in markers:
-        text.append("\n")
-        append_outside(text, line, MARKER_STYLE)
+    append_outside_lines(text, [(line, MARKER_STYLE) for line in markers])
     shown = tail.lines[-TAIL_LINES:]
     text.append(f"\nlast {len(shown)} lines:", style="bold")
-    for line in shown:
-        text.append("\n")
-        if is_marker_line(line):
-            append_outside(text, line, MARKER_STYLE)
-        elif line.startswith("#EXT-X-PROGRAM-DATE-TIME"):
-            append_outside(text, line, "cyan")
-        else:
-            append_outside(text, line, "dim")
-    return text
+    # Markers stand out, times in cyan, the rest dimmed.
+    return append_outside_lines(text, [(line, MARKER_STYLE if line.startswith(MARKER_PREFIXES)
+                                        else "cyan" if line.startswith("#EXT-X-PROGRAM-DATE-TIME") else "dim")
+                                       for line in shown])
 
 
 class AdBreakPanel(VerticalScroll):

@@ -9,6 +9,8 @@ they get `visible()` and `markup=False` (see `flows.tell`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.text import Text
 
 from omeconsole.core.text import visible_parts
@@ -29,6 +31,15 @@ def append_outside(target: Text, text: str, style: str = "", *, limit: int | Non
     """Append `text` to `target` as `outside` builds it; returns `target`."""
     for part, escaped in visible_parts(text, limit):
         target.append(part, style=f"{style} {ESCAPE_STYLE}".strip() if escaped else style)
+    return target
+
+
+def append_outside_lines(target: Text, lines: Iterable[tuple[str, str]], *, limit: int | None = LIMIT) -> Text:
+    """Each `(text, style)` on a line of its own after what `target` holds, as `append_outside` builds it (a
+    playlist's lines in one call); returns `target`."""
+    for line, style in lines:
+        target.append("\n")
+        append_outside(target, line, style, limit=limit)
     return target
 
 

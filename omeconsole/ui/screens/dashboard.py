@@ -129,7 +129,7 @@ class DashboardScreen(LiveScreen):
         if self.has_class("-table"):
             self.draw_table(listing)
             self.declare_on_screen()
-            self._refresh_detail()
+            self._refresh_detail(self.selected_path())
             return
         laid_out = tree.show(listing, live.engine.node, live.clock.monotonic(), changes.nodes,
                              marks_of=partial(node_marks, live), ended_note=None if recorded is None else recorded.note,
@@ -137,17 +137,17 @@ class DashboardScreen(LiveScreen):
         self._try_pending(tree)
         if laid_out or changes.nodes is None:  # otherwise the same rows: a scroll or a cursor move declares its own
             self.declare_on_screen()
-        self._refresh_detail()
+        self._refresh_detail(tree.cursor_path)
 
     def draw_table(self, listing: Listing) -> None:
         """The streams table on this server's `listing` (its recorded ended streams included)."""
         self.query_one(StreamTableView).show({"": listing}, TableFacts.single(table_source(self.live)))
 
-    def _refresh_detail(self) -> None:
+    def _refresh_detail(self, path: NodePath | None) -> None:
+        """The detail of `path`, the selected node (as the caller knows it)."""
         detail = self.query_one(NodeDetail)
         if not detail.display:
             return
-        path = self.selected_path()
         if path is None:
             detail.clear(self._empty_message())
             return
@@ -158,7 +158,7 @@ class DashboardScreen(LiveScreen):
 
     def _notes(self, path: NodePath) -> Text | None:
         """The node's notes (ad breaks, alerts) and, for a stream that ended, its recorded life."""
-        colours = self.palette.built_with()
+        colours = self.colours
         notes = node_notes(self.live, path, colours)
         recorded = self.recorded.note(path) if self.recorded is not None and path.stream is not None else None
         if recorded is None:
@@ -218,7 +218,7 @@ class DashboardScreen(LiveScreen):
         if self._pending is not None and path != self._pending:
             return  # the cursor only rests here until the --select node is listed
         self.live.engine.select(path)  # None: a row that is not a node (an "ended" group, a server)
-        self._refresh_detail()
+        self._refresh_detail(path)
         self.refresh_status()
         self.selection_changed()
 
@@ -235,7 +235,7 @@ class DashboardScreen(LiveScreen):
         if (row is None and event.path is None) or row == (event.server, event.path):  # not one the cursor left
             self.follow_row_server(event.server)
             self.live.engine.select(event.path)
-            self._refresh_detail()
+            self._refresh_detail(event.path)
             self.refresh_status()
             self.selection_changed()
 
@@ -265,7 +265,7 @@ class DashboardScreen(LiveScreen):
         if self.query(StreamTableView):
             self.query_one(StreamTableView).filter_text = value
         self.refresh_status()
-        self._refresh_detail()
+        self._refresh_detail(self.selected_path())
 
     @on(Input.Changed, "#filter")
     def _filter_typed(self, event: Input.Changed) -> None:

@@ -108,9 +108,9 @@ class FleetScreen(DashboardScreen):
         self._draw_rows()  # first: the tree's server level says whose nodes come next
         super().redraw(changes)  # the detail's redraw draws the fleet view
 
-    def _refresh_detail(self) -> None:
+    def _refresh_detail(self, path: NodePath | None) -> None:
         if not self._show_server_card(self.fleet.summary()):
-            super()._refresh_detail()
+            super()._refresh_detail(path)
         self._draw_fleet_view()
 
     def _show_server_card(self, summary: FleetSummary) -> bool:
@@ -221,7 +221,7 @@ class FleetScreen(DashboardScreen):
             if path is None or not tree.select_path(path, nearest=True) or tree.cursor_path is None:
                 tree.select_server(profile)
         self.selection_changed()
-        self._refresh_detail()
+        self._refresh_detail(self.selected_path())
 
     def follow_row_server(self, server: str) -> None:
         """The table's cursor went to a row of another server: the console is on that server from now on."""

@@ -75,13 +75,18 @@ class LiveScreen(Screen[None]):
     def __init__(self, live: LiveSession) -> None:
         super().__init__()
         self.live = live
-        self._feed = EngineFeed(live.engine, self, watched=self.selected_path)
+        self.shown_path: NodePath | None = None
+        """The selected node as the status line last showed it, which is also the node whose readings are drawn
+        at once (`selected_path()`, taken once per status line drawn). Keys act on `selected_path()`, asked
+        when pressed."""
+        self._feed = EngineFeed(live.engine, self, watched=lambda: self.shown_path)
         self._stop: list[Unsubscribe] = []
         self._pace = ScreenPace(live.pace)
         self._flush_timer: Timer | None = None
         self._readings_shown = False
         self.palette = PaletteFollower(self, self._draw_everything_shown)
-        """The colours text is built in now: `self.palette.built_with()`."""
+        self.colours: dict[str, str] = {}
+        """The colours this screen's text is built in, taken from `self.palette` once per redraw."""
 
     # What a screen says about itself --------------------------------------------------------------
 
@@ -142,7 +147,7 @@ class LiveScreen(Screen[None]):
         listening = bool(self._stop)
         self._stop_listening()
         self.live = live
-        self._feed = EngineFeed(live.engine, self, watched=self.selected_path)
+        self._feed = EngineFeed(live.engine, self, watched=lambda: self.shown_path)
         self._readings_shown = False
         if listening:
             self._listen()
@@ -224,16 +229,17 @@ class LiveScreen(Screen[None]):
         if not self.is_mounted or not self.app.is_running:
             return  # shutting down: the widgets may be gone while reports still arrive
         self._pace.drawn(self.live.clock.monotonic())
-        self.palette.built_with()  # what this draw's text is built in: another theme draws it again
+        self.colours = self.palette.built_with()  # another theme draws it again
         self.redraw(changes)
         self.refresh_status()
         self._readings_shown = self._readings_shown or self.showing_readings()
 
     def status_now(self) -> StatusLine:
         """The status line this screen shows now; screens opened over it (E, H) show the same one."""
-        return status_line(self.live, self.selected_path(), **self.status_options())
+        return status_line(self.live, self.shown_path, **self.status_options())
 
     def refresh_status(self) -> None:
+        self.shown_path = self.selected_path()
         self.query_one(Banner).show(self.live.engine.connection, self.live.clock.monotonic())
         self.query_one(StatusBar).show(self.status_now())
 

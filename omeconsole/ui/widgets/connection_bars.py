@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from omeconsole.core import units
 from omeconsole.core.text import visible
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
+from omeconsole.ui.palette import PaletteFollower, palette_classes, palette_css
 
 _FULL = "█"
 _PARTIAL = " ▏▎▍▌▋▊▉"
@@ -38,8 +38,8 @@ def bar(value: int, peak: int, width: int) -> str:
 class ConnectionBars(Static):
     """One line per protocol: `rtmp    ██████▌        12`."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
-    DEFAULT_CSS = PALETTE_CSS
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(palette_classes("muted", "meter"))
+    DEFAULT_CSS = palette_css("muted", "meter")
 
     def __init__(self, title: str, protocols: Sequence[str], **options: Any) -> None:
         self._palette = PaletteFollower(self, lambda: self._draw(reading=False))

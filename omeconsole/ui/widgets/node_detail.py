@@ -26,13 +26,13 @@ from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import Sample
 from omeconsole.ui.badges import badge_parts, name_text
 from omeconsole.ui.fitting import Part, chosen, joined
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 from omeconsole.ui.widgets.connection_bars import ConnectionBars
 from omeconsole.ui.widgets.event_list import EventList, ShownEvents, chart_marks
 from omeconsole.ui.widgets.playback_panel import PlaybackPanel
 from omeconsole.ui.widgets.rate_sparkline import RateSparkline
 from omeconsole.ui.widgets.stream_info_panel import StreamInfoPanel
-from omeconsole.ui.widgets.throughput_chart import Series, ThroughputChart
+from omeconsole.ui.widgets.throughput_chart import ChartMark, Series, ThroughputChart
 from omeconsole.ui.widgets.totals_panel import TotalsPanel
 from omeconsole.ui.widgets.viewers_series import viewers_chart
 
@@ -116,6 +116,7 @@ class NodeDetail(VerticalScroll):
         self._header: Text | None = None
         self._headed: tuple[NodeView, Text | None, float] | None = None
         """What the header was last made of: it is fitted again when the detail's width changes."""
+        self._palette = PaletteFollower(self, self._draw_header_again)
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-header")
@@ -138,7 +139,7 @@ class NodeDetail(VerticalScroll):
         """No node selected: only the message shows (a string in muted colour, or text as styled)."""
         self._drawn_at = None
         self._headed = None
-        shown = message if isinstance(message, Text) else Text(message, style=palette(self)["muted"])
+        shown = message if isinstance(message, Text) else Text(message, style=self._palette.built_with()["muted"])
         self._show_header(shown)
         self.add_class("-empty")
 
@@ -160,7 +161,7 @@ class NodeDetail(VerticalScroll):
         if not self.is_mounted or not self.display:
             return
         self._headed = (view, notes, now)
-        self._show_header(header_text(view, palette(self), notes, self._header_width(), now))
+        self._show_header(header_text(view, self._palette.built_with(), notes, self._header_width(), now))
         self.remove_class("-empty")
         latest = view.latest
         key = (view.path, view.state, latest.at if latest else None, self.app.theme, window)
@@ -176,21 +177,20 @@ class NodeDetail(VerticalScroll):
         urls.show(playback)
         chart, viewers = self.query_one("#detail-chart", ThroughputChart), self.query_one("#detail-viewers",
                                                                                            ThroughputChart)
-        for each in (chart, viewers):
-            each.end_at(last_known)
-            each.window = window
-        self._show_events((chart, viewers), events, latest.at if latest else now)
-        if key == self._drawn_at:
-            for each in (chart, viewers):  # an update held back by its gap is drawn once the gap has passed
-                each.flush(now, self._chart_gap)
+        reference = latest.at if latest else now
+        marks = self._show_events(events, reference)
+        if key == self._drawn_at:  # an update held back by its gap is drawn once the gap has passed
+            for each in (chart, viewers):
+                each.show(None, window=window, marks=marks, ended=last_known, now=now, min_gap=self._chart_gap)
             return
         same_node = self._drawn_at is not None and self._drawn_at[0] == view.path
         self._drawn_at = key
         # Another node's chart is drawn at once; the same node's new points may wait for the gap.
-        series = chart_series(view, latest.at if latest else now, window)
+        series = chart_series(view, reference, window)
         gap = chart_gap_for(self._chart_gap, same_node=same_node)
-        chart.set_series(series, now=now, min_gap=gap)
-        viewers.set_series([viewers_chart(view, latest.at if latest else now, window)], now=now, min_gap=gap)
+        chart.show(series, window=window, marks=marks, ended=last_known, now=now, min_gap=gap)
+        viewers.show([viewers_chart(view, reference, window)], window=window, marks=marks, ended=last_known, now=now,
+                     min_gap=gap)
         spark_in, spark_out = self.query_one("#spark-in", RateSparkline), self.query_one("#spark-out", RateSparkline)
         spark_in.show(series[0].ys, fresh=not same_node, xs=series[0].xs, window=window)
         spark_out.show(series[1].ys, fresh=not same_node, xs=series[1].xs, window=window)
@@ -206,16 +206,15 @@ class NodeDetail(VerticalScroll):
             bars.show(counts, fresh=not same_node)
         self.call_after_refresh(self._say_what_is_below)
 
-    def _show_events(self, charts: Sequence[ThroughputChart], events: ShownEvents | None, reference: float) -> None:
-        """The events on every chart (against the instant their series are drawn against) and in the list."""
-        marks = chart_marks(events, reference) if events is not None else ()
-        for chart in charts:
-            chart.set_events(marks)
+    def _show_events(self, events: ShownEvents | None, reference: float) -> Sequence[ChartMark]:
+        """The events in the list, and as the charts' marks (against the instant their series are drawn
+        against)."""
         listed = self.query_one(EventList)
         if events is None:
             listed.display = False
-        else:
-            listed.show(events)
+            return ()
+        listed.show(events)
+        return chart_marks(events, reference)
 
     def _header_width(self) -> int | None:
         """The header's columns (its padding off); None before the first layout."""
@@ -225,9 +224,17 @@ class NodeDetail(VerticalScroll):
     def on_resize(self) -> None:
         # Totals beside the source and tracks when there is room for both, one above the other otherwise.
         self.set_class(self.size.width >= WIDE_DETAIL, "-wide")
+        self._draw_header_again()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
+
+    def _draw_header_again(self) -> None:
+        """The header fitted to the width it has now, in the colours the detail has now; the fold's line too."""
         if self._headed is not None:
             view, notes, now = self._headed
-            self._show_header(header_text(view, palette(self), notes, self._header_width(), now))
+            self._show_header(header_text(view, self._palette.built_with(), notes, self._header_width(), now))
         self.call_after_refresh(self._say_what_is_below)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
@@ -242,7 +249,7 @@ class NodeDetail(VerticalScroll):
         bottom = self.scroll_y + self.scrollable_content_region.height - (1 if fold.display else 0)
         below = [title for widget, title in self._panels() if widget.display and self._bottom_of(widget) > bottom]
         words = f"↓ below: {', '.join(below)} ({self._fold_hint})" if below else ""
-        muted = palette(self)["muted"]
+        muted = self._palette.built_with()["muted"]
         if (words, muted) != self._fold:  # the same words in another theme's colour are drawn again too
             self._fold = (words, muted)
             fold.display = bool(words)

@@ -37,7 +37,7 @@ from omeconsole.model.nodes import Listing
 from omeconsole.model.paths import NodePath
 from omeconsole.model.readings import Sample
 from omeconsole.ui.actions import bindings
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, Palette, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, Palette, PaletteFollower
 from omeconsole.ui.widgets.cursor_rows import CursorRows
 from omeconsole.ui.widgets.tree_drawing import (
     DrawnRows,
@@ -112,6 +112,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         self._told_visible: tuple[NodePath, ...] | None = None
         self._styles = RowStyles(Style(), Style(), Style(), Style(), Style())
         self._colours: Palette = {}
+        self._palette = PaletteFollower(self, self._recolour)
 
     # Data in ---------------------------------------------------------------------------------------
 
@@ -159,7 +160,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
         if changed is None:
             self.refresh()
             return
-        compact, theme, colours = self.compact, self.app.theme, palette(self)
+        compact, theme, colours = self.compact, self.app.theme, self._palette.built_with()
         if changed:  # a host's or application's marks follow its streams' (`ADx2`): their rows are checked too
             changed = {*changed, *(parent for path in changed for parent in _parents(path))}
         top = int(self.scroll_y)
@@ -264,6 +265,13 @@ class NodeTree(CursorRows, inherit_bindings=False):
         super().notify_style_update()  # a new theme or stylesheet: every row is repainted, labels built anew
         self._labels.clear()
         self._drawn.clear()
+        self._palette.styles_changed()
+
+    def _recolour(self) -> None:
+        """Other colours than the labels were built in (another theme): every row is built and drawn again."""
+        self._labels.clear()
+        self._drawn.clear()
+        self.refresh()
 
     # What screens read -----------------------------------------------------------------------------
 
@@ -436,7 +444,7 @@ class NodeTree(CursorRows, inherit_bindings=False):
                                   self.get_component_rich_style("node-tree--hover"),
                                   self.get_component_rich_style("node-tree--cursor"),
                                   self.get_component_rich_style("node-tree--cursor-blurred"))
-        self._colours = palette(self)
+        self._colours = self._palette.built_with()
         strips = super().render_lines(crop)
         self._drawn.keep_on_screen(int(self.scroll_y), self.size.height)
         return strips

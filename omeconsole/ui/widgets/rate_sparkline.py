@@ -21,7 +21,7 @@ from textual.widgets import Label
 
 from omeconsole.core import units
 from omeconsole.core.chart_scale import SPARK_BARS, spark_levels, time_columns
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS
+from omeconsole.ui.palette import palette_classes, palette_css
 
 
 def spark_numbers(current: float | None, low: float, high: float) -> str:
@@ -51,8 +51,8 @@ class SparkBars:
 class Spark(Widget):
     """The bars alone, in the palette's colour named `colour` (`rate-in`); `show(values)` redraws."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
-    DEFAULT_CSS = "Spark { height: 1; }" + PALETTE_CSS
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(palette_classes("rate-in", "rate-out"))
+    DEFAULT_CSS = "Spark { height: 1; }" + palette_css("rate-in", "rate-out")
 
     def __init__(self, colour_variable: str, **options: Any) -> None:
         super().__init__(**options)

@@ -25,7 +25,7 @@ from textual.widgets import Static
 from omeconsole.core import units
 from omeconsole.core.text import visible
 from omeconsole.model.server import LinkState
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower, palette_classes, palette_css
 
 CONNECTION_MARKS: dict[str, tuple[str, str]] = {
     "connecting": ("…", "connecting"),
@@ -62,8 +62,8 @@ def banner_text(connection: LinkState, now: float) -> str | None:
 class Banner(Static):
     """Hidden while there is nothing to say."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
-    DEFAULT_CSS = PALETTE_CSS
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(palette_classes("state-stale"))
+    DEFAULT_CSS = palette_css("state-stale")
 
     _shown: str | None = None
 
@@ -219,6 +219,11 @@ class StatusBar(Widget):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._line: StatusLine | None = None
+        self._palette = PaletteFollower(self, self.refresh)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
 
     @property
     def line(self) -> StatusLine | None:
@@ -232,4 +237,4 @@ class StatusBar(Widget):
     def render(self) -> Text:
         if self._line is None:
             return Text("")
-        return status_text(self._line, palette(self), self.size.width or None)
+        return status_text(self._line, self._palette.built_with(), self.size.width or None)

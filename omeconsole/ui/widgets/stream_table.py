@@ -42,7 +42,7 @@ from omeconsole.core.stream_table import (
 from omeconsole.model.nodes import Listing, NodeState, NodeView
 from omeconsole.model.paths import NodePath
 from omeconsole.ui.actions import TABLE_SORT_KEYS, bindings
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
+from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, PaletteFollower
 from omeconsole.ui.widgets.cursor_rows import CursorRows
 
 
@@ -114,6 +114,11 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         self._cursor_row: TableRow | None = None
         self.home = ""
         """The server the operator is on (a fleet's member; `""` on a single server)."""
+        self._palette = PaletteFollower(self, self.refresh)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette.styles_changed()
 
     # Data in -------------------------------------------------------------------------------------
 
@@ -273,7 +278,7 @@ class StreamTableView(CursorRows, inherit_bindings=False):
         row = self._table.row(index)
         facts = self._facts.facts(row)
         texts = cells(facts, row.server)
-        colours = palette(self)
+        colours = self._palette.built_with()
         style = base + Style(meta={"row": index})
         if index == self.hover_row:
             style += self.get_component_rich_style("stream-table--hover")

@@ -5,7 +5,8 @@ on one scale with a legend naming them (viewers per playback protocol). A series
 (`RATE`: 1-2-5 ticks with the unit) or a count (`COUNT`: whole-number ticks, no clipping: a rise of
 viewers is news, not an outlier).
 
-Screens only call `set_series` (and `flush`) and set `window`; plotext (through textual-plotext) is an
+A screen's redraw calls `show` once (the lines, the window, the events, the end); `set_series`, `set_events`,
+`flush` and `window` do one of these at a time. plotext (through textual-plotext) is an
 implementation detail of this file, so the drawing back end can be swapped without touching a screen.
 
 What a panel shows (the arithmetic is in `chart_scale`):
@@ -185,12 +186,6 @@ class ThroughputChart(Widget):
         self._marks: tuple[ChartMark, ...] = ()
         self._palette = PaletteFollower(self, self._draw)
 
-    def end_at(self, ended: str | None) -> None:
-        """The chart ends when the stream ended (`ended`: when, in words) rather than now; None: it runs to now."""
-        if ended != self._ended:
-            self._ended = ended
-            self._stale = True
-
     def compose(self) -> ComposeResult:
         for _ in range(self._panels):
             yield CachedPlot()
@@ -212,6 +207,22 @@ class ThroughputChart(Widget):
     def watch_window(self) -> None:
         self._stale = True
         self.flush()
+
+    def show(self, series: Sequence[Series | Panel] | None, *, window: float, marks: Sequence[ChartMark],
+             ended: str | None = None, now: float | None = None, min_gap: float = 0.0) -> None:
+        """What one redraw tells the chart, in one call: the lines (None: the same lines, whose new points wait
+        under the gap), the seconds of history shown, the events, and when the stream ended (`ended`, in words:
+        the chart ends there rather than now; None: it runs to now). Drawn under the gap, as `set_series`; a
+        new window is drawn at once."""
+        if ended != self._ended:
+            self._ended = ended
+            self._stale = True
+        self.set_events(marks)
+        if series is not None:
+            self._series = tuple(_panel(item) for item in series)
+            self._stale = True
+        self.window = window
+        self.flush(now, min_gap)
 
     def set_series(self, series: Sequence[Series | Panel], *, now: float | None = None, min_gap: float = 0.0) -> None:
         """Replace what is drawn; plotext rebuilds its picture on the next refresh of this widget only.

@@ -21,7 +21,7 @@ from textual.widgets import Static
 from omeconsole.core import units
 from omeconsole.model.nodes import NodeState, NodeView
 from omeconsole.model.readings import NodeStats
-from omeconsole.ui.palette import PALETTE_CLASSES, PALETTE_CSS, palette
+from omeconsole.ui.palette import PaletteFollower, palette_classes, palette_css
 from omeconsole.ui.widgets.cell_grid import CellLines, column_widths, fits, grid_lines
 
 DISAGREE = "⚠ differs from ours"
@@ -83,11 +83,12 @@ def totals_rows(view: NodeView, now: float) -> list[tuple[str, str]]:
 class TotalsPanel(Static):
     """The pairs drawn for the width the panel has when it is drawn (a resize draws them again)."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = set(PALETTE_CLASSES)
-    DEFAULT_CSS = PALETTE_CSS
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(palette_classes("muted", "state-stale"))
+    DEFAULT_CSS = palette_css("muted", "state-stale")
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
+        self._palette = PaletteFollower(self, self.refresh)
         self.border_title = "totals"
         self._rows: list[tuple[str, str]] = []
         self._drawn: tuple[tuple[object, ...], CellLines | Table] | None = None
@@ -107,7 +108,7 @@ class TotalsPanel(Static):
         """One column of label/value pairs, or two side by side when the panel is wide enough: labels in
         muted padded to the widest of their column, values (and, on a narrow panel, labels) cut with …"""
         width = self.content_size.width
-        colours = palette(self)
+        colours = self._palette.built_with()
         key = (tuple(self._rows), width, tuple(colours.values()))
         if self._drawn is None or self._drawn[0] != key:
             self._drawn = key, totals_text(self._rows, width, colours, self.app.console)
