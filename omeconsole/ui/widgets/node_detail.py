@@ -226,6 +226,16 @@ class NodeDetail(VerticalScroll):
         self.set_class(self.size.width >= WIDE_DETAIL, "-wide")
         self._draw_header_again()
 
+    def watch_virtual_size(self) -> None:
+        # A panel shown or hidden changes the content's height after the redraw that asked for it: the fold's words
+        # are judged again on the layout that results (else a fold said for a taller panel stayed once it went).
+        self.call_after_refresh(self._say_what_is_below)
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        # The scrollbar comes and goes with the panels' height without resizing the detail: the header is fitted
+        # again to the columns beside it (a header fitted while the scrollbar stood stayed cut once it had gone).
+        self._draw_header_again()
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._palette.styles_changed()
@@ -246,8 +256,14 @@ class NodeDetail(VerticalScroll):
         if not self.is_mounted:
             return
         fold = self.query_one("#detail-fold", Static)
-        bottom = self.scroll_y + self.scrollable_content_region.height - (1 if fold.display else 0)
-        below = [title for widget, title in self._panels() if widget.display and self._bottom_of(widget) > bottom]
+        # Whether the fold shows is judged without its own row: judged with it, a fold shown once (while a taller
+        # panel stood) hid the last row of panels that fit exactly, and so stayed, with a scrollbar for its row.
+        bottom = self.scroll_y + self.scrollable_content_region.height
+        shown = [widget_title for widget_title in self._panels() if widget_title[0].display]
+        if all(self._bottom_of(widget) <= bottom for widget, _ in shown):
+            below: list[str] = []
+        else:  # the fold's row covers the last row of the content
+            below = [title for widget, title in shown if self._bottom_of(widget) > bottom - 1]
         words = f"↓ below: {', '.join(below)} ({self._fold_hint})" if below else ""
         muted = self._palette.built_with()["muted"]
         if (words, muted) != self._fold:  # the same words in another theme's colour are drawn again too
