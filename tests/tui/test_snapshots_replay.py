@@ -10,6 +10,8 @@ Regenerate with `pytest tests/tui/test_snapshots_replay.py --snapshot-update` an
 from __future__ import annotations
 
 import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from textual.pilot import Pilot
 from ui_support import SHOWN_URL, Driver, ParkingClock, make_settings, quiet_ui
 from wait_support import resized
 
+from omeconsole.core.config import Settings
 from omeconsole.core.history.observations import ServerId
 from omeconsole.core.history.settings import HistorySettings
 from omeconsole.ui.replay.app import open_replay, replay_app
@@ -60,31 +63,39 @@ def mismatched(svg: SnapshotAssertion, taken: dict[str, str]) -> list[str]:
     return [size for size, picture in taken.items() if not bool(svg(name=size) == picture)]
 
 
+@asynccontextmanager
+async def replay_moved_in(settings: Settings, tmp_path: Path) -> AsyncIterator[tuple[App[None], Pilot[None], Driver]]:
+    """`--replay` of the store in `settings`, ten minutes after the recording, moved 1 min 10 s into it (past
+    `promo`'s end) by keys, paused; the store's reader closed after."""
+    clock = ParkingClock(wall_start=OPENED_AT)
+    replay = open_replay(settings, clock, since=3600)
+    try:
+        app = replay_app(replay, settings, clock, select=NEWS, audit_path=tmp_path / "audit.jsonl",
+                         theme_dirs=[BUILTIN_THEME_DIR])
+        async with app.run_test(size=(120, 40)) as pilot:
+            driver = Driver(pilot, clock, None)
+            await driver.settle()
+            await pilot.press("shift+right", "right")
+            await driver.settle()
+            yield app, pilot, driver
+    finally:
+        replay.reader.close()
+
+
 async def test_a_replay_reads_no_playlist(quiet_ui: None, tmp_path: Path) -> None:
     """The playlists are the server's present: a replay that read them drew today's breaks (or `ad?` and
     "playlist cannot be read", depending on when a read to a gone server failed) over the past."""
     history = HistorySettings(path=tmp_path / "history.sqlite3")
     write_recording(history.path, {ServerId.from_url(SHOWN_URL): 1.0})
-    clock = ParkingClock(wall_start=OPENED_AT)
     with socket.socket() as publisher:
         publisher.bind(("127.0.0.1", 0))
         publisher.listen(16)
         publisher.setblocking(False)
         settings = make_settings("http://127.0.0.1:9/never", history=history,
                                  publisher_url=f"http://127.0.0.1:{publisher.getsockname()[1]}")
-        replay = open_replay(settings, clock, since=3600)
-        try:
-            app = replay_app(replay, settings, clock, select=NEWS, audit_path=tmp_path / "audit.jsonl",
-                             theme_dirs=[BUILTIN_THEME_DIR])
-            async with app.run_test(size=(120, 40)) as pilot:
-                driver = Driver(pilot, clock, None)
-                await driver.settle()
-                await pilot.press("shift+right", "right")
-                await driver.settle()
-                assert "sports" in screen_text(app)
-                assert "ad?" not in screen_text(app) and "playlist" not in screen_text(app), screen_text(app)
-        finally:
-            replay.reader.close()
+        async with replay_moved_in(settings, tmp_path) as (app, _, _):
+            assert "sports" in screen_text(app)
+            assert "ad?" not in screen_text(app) and "playlist" not in screen_text(app), screen_text(app)
         with pytest.raises(BlockingIOError):
             publisher.accept()  # nobody knocked
 
@@ -96,26 +107,15 @@ async def test_the_replay_screens(svg: SnapshotAssertion, quiet_ui: None, tmp_pa
     """`--replay` ten minutes after the recording, moved 1 min 10 s into it (past `promo`'s end), paused."""
     history = HistorySettings(path=tmp_path / "history.sqlite3")
     write_recording(history.path, {ServerId.from_url(SHOWN_URL): 1.0})
-    clock = ParkingClock(wall_start=OPENED_AT)
     settings = make_settings("http://127.0.0.1:9/never", history=history, theme=theme)
-    replay = open_replay(settings, clock, since=3600)
-    try:
-        app = replay_app(replay, settings, clock, select=NEWS, audit_path=tmp_path / "audit.jsonl",
-                         theme_dirs=[BUILTIN_THEME_DIR])
-        async with app.run_test(size=(120, 40)) as pilot:
-            driver = Driver(pilot, clock, None)
+    async with replay_moved_in(settings, tmp_path) as (app, pilot, driver):
+        if screen == "stream":
+            await pilot.press("enter")
+            await driver.until(lambda: isinstance(app.screen, ReplayNodeScreen))
             await driver.settle()
-            await pilot.press("shift+right", "right")
-            await driver.settle()
-            if screen == "stream":
-                await pilot.press("enter")
-                await driver.until(lambda: isinstance(app.screen, ReplayNodeScreen))
-                await driver.settle()
-            assert isinstance(app.screen, ReplayNodeScreen if screen == "stream" else ReplayDashboard)
-            assert "REPLAY" in screen_text(app) and "12:01:" in screen_text(app), screen_text(app)
-            taken = await at_every_size(app, pilot, driver)
-    finally:
-        replay.reader.close()
+        assert isinstance(app.screen, ReplayNodeScreen if screen == "stream" else ReplayDashboard)
+        assert "REPLAY" in screen_text(app) and "12:01:" in screen_text(app), screen_text(app)
+        taken = await at_every_size(app, pilot, driver)
     assert mismatched(svg, taken) == []
 
 
